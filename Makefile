@@ -1,0 +1,71 @@
+# The book's two commands:
+#   make book   set up (.venv, locked packages, Graphviz) and build the website into _build/html
+#   make test   the same set-up, then every check: unit tests, strict book build, site check
+# Both are idempotent: a second run reinstalls nothing and re-executes only changed chapters.
+
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HTML := _build/html
+
+# -W: warnings are errors; -n: nitpicky (every reference must resolve); --keep-going: report
+# them all. Cells raise on error (see _config.yml), so a failing cell fails the build too.
+JB_STRICT := -W -n --keep-going
+
+.PHONY: book test setup system-book system-test unit build build-all site-check lock clean help
+
+help:
+	@echo "make book        set up and build the website into $(HTML)"
+	@echo "make test        set up, then unit tests, strict rebuild of every page, site check"
+	@echo "make unit        unit tests only (fast loop)"
+	@echo "make site-check  check the built site in headless Chromium"
+	@echo "make lock        regenerate requirements.txt from requirements.in"
+	@echo "make clean       remove the build (keeps .venv and the execution cache)"
+
+book: setup system-book build
+	@echo
+	@echo "The book is built. Open: file://$(CURDIR)/$(HTML)/index.html"
+
+test: setup system-test unit build-all site-check
+	@echo "All checks passed."
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $@
+
+system-book:
+	@scripts/system-packages.sh dot:graphviz
+
+system-test:
+	@scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
+
+unit: setup
+	$(BIN)/python -m pytest -m "not site" -q
+
+# Incremental: Sphinx rewrites only changed pages; jupyter-cache re-executes only
+# chapters whose code changed.
+build: setup system-book
+	$(BIN)/jupyter-book build . $(JB_STRICT)
+
+# Every page re-read (so every warning is seen again), executions still from the cache.
+build-all: setup system-book
+	$(BIN)/jupyter-book build . --all $(JB_STRICT)
+
+site-check: setup system-test
+	$(BIN)/python -m pytest -m site -q
+
+lock:
+	rm -rf /tmp/toygrad-lock-venv
+	$(PYTHON) -m venv /tmp/toygrad-lock-venv
+	/tmp/toygrad-lock-venv/bin/pip install --quiet -r requirements.in
+	{ sed -n '1,3p' requirements.txt; /tmp/toygrad-lock-venv/bin/pip freeze; } > requirements.txt.new
+	mv requirements.txt.new requirements.txt
+
+clean:
+	rm -rf $(HTML) _build/jupyter_execute _build/.doctrees

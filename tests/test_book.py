@@ -1,0 +1,65 @@
+"""The book's sources keep the promises in CONTRIBUTING.md: every chapter is a MyST notebook
+in the table of contents, with one title, chapter-prefixed labels and the page anatomy
+instructors rely on (objectives, prerequisites, time, exercises with solutions, summary)."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+import toygrad
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "chapters").glob("ch*.md"))
+
+
+def toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = []
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters", []))
+    return files
+
+
+def test_toygrad_is_the_package_in_code():
+    # `code/` is a folder, never an import name; the package comes from code/toygrad.
+    assert Path(toygrad.__file__).resolve().parent == ROOT / "code" / "toygrad"
+
+
+def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
+    listed = toc_files()
+    assert sorted(listed) == sorted(f"chapters/{path.stem}" for path in CHAPTERS)
+    for entry in listed:
+        assert (ROOT / f"{entry}.md").exists()
+        assert not (ROOT / f"{entry}.ipynb").exists(), "a .md and an .ipynb of one name break the build"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_anatomy(path):
+    text = path.read_text()
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["kernelspec"]["name"] == "python3"
+    assert front["jupytext"]["text_representation"]["format_name"] == "myst"
+
+    body = re.sub(r"```.*?```", "", text, flags=re.S)  # headings inside code do not count
+    assert len(re.findall(r"^# ", body, flags=re.M)) == 1, "one H1 per page"
+
+    prefix = path.stem.split("_")[0]  # ch01
+    labels = re.findall(r"^\((.+?)\)=$", text, flags=re.M) + re.findall(r"^:label: (\S+)", text, flags=re.M)
+    assert labels and all(label.startswith(f"{prefix}-") for label in labels), labels
+
+    assert "Learning objectives" in text
+    assert "**Prerequisites**" in text
+    assert "**Time to learn:**" in text
+    assert re.search(r"^## Summary", text, flags=re.M)
+    exercises = re.findall(r"^:::\{exercise\}", text, flags=re.M)
+    solutions = re.findall(r"^````\{solution-start\} (\S+)\n:class: dropdown", text, flags=re.M)
+    assert len(exercises) >= 2 and len(solutions) == len(exercises)

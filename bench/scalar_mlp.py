@@ -6,10 +6,15 @@ engines run the very same Python code (``train_step`` below, given the engine's 
 so they perform the same operations in the same order. Steps of the two engines alternate,
 and the ratio of their median times is reported.
 
-    .venv/bin/python bench/scalar_mlp.py
+    .venv/bin/python bench/scalar_mlp.py [--steps N] [--json]
+
+Before each timed step the garbage collector runs once, untimed, so that neither engine pays
+for garbage the other left behind.
 """
 
+import argparse
 import gc
+import json
 import random
 import statistics
 import time
@@ -64,7 +69,7 @@ def data(n=100):
     return X.tolist(), (2 * y - 1).tolist()
 
 
-def measure(steps=7):
+def measure(steps=15):
     """Median seconds per training step for each engine, and toygrad's time / micrograd's."""
     X, y = data()
     models = {}
@@ -78,7 +83,7 @@ def measure(steps=7):
     losses = {}
     for _ in range(steps):
         for name, (layers, params, times) in models.items():
-            gc.collect()  # start each step from a clean heap: no garbage left by the other engine
+            gc.collect()
             start = time.perf_counter()
             losses[name] = train_step(layers, params, X, y)
             times.append(time.perf_counter() - start)
@@ -88,8 +93,19 @@ def measure(steps=7):
             "same_loss": abs(losses["toygrad"] - losses["micrograd"]) < 1e-9}
 
 
-if __name__ == "__main__":
-    result = measure()
-    print(f"toygrad   {result['toygrad_s'] * 1e3:8.1f} ms per step")
-    print(f"micrograd {result['micrograd_s'] * 1e3:8.1f} ms per step")
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=15, help="training steps per engine")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args()
+    result = measure(args.steps)
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"toygrad   {result['toygrad_s'] * 1e3:8.1f} ms per step (median of {args.steps})")
+    print(f"micrograd {result['micrograd_s'] * 1e3:8.1f} ms per step (median of {args.steps})")
     print(f"ratio toygrad / micrograd = {result['ratio']:.2f}  (same losses: {result['same_loss']})")
+
+
+if __name__ == "__main__":
+    main()

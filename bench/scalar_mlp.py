@@ -1,15 +1,16 @@
-"""One SGD training step of the same scalar MLP in toygrad's ``Value`` and in micrograd.
+"""One SGD step of the same scalar MLP in toygrad's ``Value`` and in micrograd.
 
-The model is micrograd's demo network: 2 inputs, two hidden layers of 16 ReLU units, one
-linear output, trained with a hinge loss on 100 points of scikit-learn's two moons. Both
-engines run the very same Python code (``train_step`` below, given the engine's Value class),
-so they perform the same operations in the same order. Steps of the two engines alternate,
-and the ratio of their median times is reported.
+The model is micrograd's demo network: 2 inputs, two hidden layers of 16 ReLU
+units, one linear output, trained with a hinge loss on 100 points of
+scikit-learn's two moons. Both engines run the very same Python code
+(``train_step`` below, given the engine's Value class), so they perform the
+same operations in the same order. Steps of the two engines alternate, and
+the ratio of their median times is reported.
 
     .venv/bin/python bench/scalar_mlp.py [--steps N] [--json]
 
-Before each timed step the garbage collector runs once, untimed, so that neither engine pays
-for garbage the other left behind.
+Before each timed step the garbage collector runs once, untimed, so that
+neither engine pays for garbage the other left behind.
 """
 
 import argparse
@@ -32,13 +33,17 @@ def make_mlp(value_class, seed=0):
     rng = random.Random(seed)
     layers = []
     for fan_in, fan_out in zip(SIZES, SIZES[1:]):
-        layers.append([([value_class(rng.uniform(-1, 1)) for _ in range(fan_in)], value_class(0.0))
-                       for _ in range(fan_out)])
+        layers.append([
+            ([value_class(rng.uniform(-1, 1)) for _ in range(fan_in)],
+             value_class(0.0))
+            for _ in range(fan_out)
+        ])
     return layers
 
 
 def parameters(layers):
-    return [p for layer in layers for weights, bias in layer for p in (*weights, bias)]
+    return [p for layer in layers for weights, bias in layer
+            for p in (*weights, bias)]
 
 
 def forward(layers, x):
@@ -48,7 +53,8 @@ def forward(layers, x):
             activation = bias
             for w, xi in zip(weights, x):
                 activation = activation + w * xi
-            outputs.append(activation.relu() if depth < len(layers) - 1 else activation)
+            outputs.append(activation.relu() if depth < len(layers) - 1
+                           else activation)
         x = outputs
     return x[0]
 
@@ -70,10 +76,14 @@ def data(n=100):
 
 
 def measure(steps=15):
-    """Median seconds per training step for each engine, and toygrad's time / micrograd's."""
+    """Median seconds per training step for each engine, and their ratio.
+
+    The ratio is toygrad's time / micrograd's.
+    """
     X, y = data()
     models = {}
-    for name, value_class in (("toygrad", ToygradValue), ("micrograd", MicrogradValue)):
+    engines = (("toygrad", ToygradValue), ("micrograd", MicrogradValue))
+    for name, value_class in engines:
         layers = make_mlp(value_class)
         params = parameters(layers)
         if value_class is ToygradValue:
@@ -87,24 +97,30 @@ def measure(steps=15):
             start = time.perf_counter()
             losses[name] = train_step(layers, params, X, y)
             times.append(time.perf_counter() - start)
-    medians = {name: statistics.median(times) for name, (_, _, times) in models.items()}
-    return {"toygrad_s": medians["toygrad"], "micrograd_s": medians["micrograd"],
+    medians = {name: statistics.median(times)
+               for name, (_, _, times) in models.items()}
+    return {"toygrad_s": medians["toygrad"],
+            "micrograd_s": medians["micrograd"],
             "ratio": medians["toygrad"] / medians["micrograd"],
             "same_loss": abs(losses["toygrad"] - losses["micrograd"]) < 1e-9}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=15, help="training steps per engine")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--steps", type=int, default=15,
+                        help="training steps per engine")
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as JSON")
     args = parser.parse_args()
     result = measure(args.steps)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"toygrad   {result['toygrad_s'] * 1e3:8.1f} ms per step (median of {args.steps})")
-    print(f"micrograd {result['micrograd_s'] * 1e3:8.1f} ms per step (median of {args.steps})")
-    print(f"ratio toygrad / micrograd = {result['ratio']:.2f}  (same losses: {result['same_loss']})")
+    per_step = f"ms per step (median of {args.steps})"
+    print(f"toygrad   {result['toygrad_s'] * 1e3:8.1f} {per_step}")
+    print(f"micrograd {result['micrograd_s'] * 1e3:8.1f} {per_step}")
+    print(f"ratio toygrad / micrograd = {result['ratio']:.2f}  "
+          f"(same losses: {result['same_loss']})")
 
 
 if __name__ == "__main__":

@@ -63,3 +63,17 @@ def test_chapter_anatomy(path):
     exercises = re.findall(r"^:::\{exercise\}", text, flags=re.M)
     solutions = re.findall(r"^````\{solution-start\} (\S+)\n:class: dropdown", text, flags=re.M)
     assert len(exercises) >= 2 and len(solutions) == len(exercises)
+
+
+PAGE_WIDTH = 79  # characters a code box on the website shows without scrolling
+
+
+def test_code_fits_the_page():
+    too_wide = []
+    for path in CHAPTERS:
+        for cell in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", path.read_text(), flags=re.S):
+            too_wide += [(path.name, line) for line in cell.splitlines()
+                         if len(line) > PAGE_WIDTH and not line.lstrip().startswith(("alt:", "caption:"))]
+    for path in sorted((ROOT / "code" / "toygrad").rglob("*.py")):
+        too_wide += [(path.name, line) for line in path.read_text().splitlines() if len(line) > PAGE_WIDTH]
+    assert too_wide == []

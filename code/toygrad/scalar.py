@@ -1,22 +1,27 @@
-"""A scalar that records the operations that produce it: autograd on single numbers.
+"""A scalar that records the operations that produce it: autograd on numbers.
 
-``Value`` uses PyTorch's vocabulary (``data``, ``grad``, ``requires_grad``, ``grad_fn``,
-``is_leaf``, ``backward``) and records the graph a 0-dim ``torch.Tensor`` would: every
-result of an operation on a Value that requires grad points to a node (``grad_fn``) that
-knows how to send a gradient back to the operation's inputs. Primitive operations have a
-node class each, named as PyTorch names it; derived operations (``-``, ``/``, the reflected
-forms) are built from the primitives.
+``Value`` uses PyTorch's vocabulary (``data``, ``grad``, ``requires_grad``,
+``grad_fn``, ``is_leaf``, ``backward``) and records the graph a 0-dim
+``torch.Tensor`` would: every result of an operation on a Value that requires
+grad points to a node (``grad_fn``) that knows how to send a gradient back to
+the operation's inputs. Primitive operations have a node class each, named as
+PyTorch names it; derived operations (``-``, ``/``, the reflected forms) are
+built from the primitives.
 """
 
 import math
 import weakref
 
 from toygrad.autograd.engine import run_backward
-from toygrad.autograd.graph import ERR_BACKWARD_TWICE, AccumulateGrad, Node, next_sequence_nr
+from toygrad.autograd.graph import (
+    ERR_BACKWARD_TWICE, AccumulateGrad, Node, next_sequence_nr)
 
 
 class _Released:
-    """What a node's ``saved`` becomes after backward: unpacking it raises PyTorch's error."""
+    """What a node's ``saved`` becomes after backward.
+
+    Unpacking it raises PyTorch's error.
+    """
 
     def __iter__(self):
         raise RuntimeError(ERR_BACKWARD_TWICE)
@@ -28,24 +33,27 @@ RELEASED = _Released()
 class ScalarNode(Node):
     """A node of the scalar engine.
 
-    ``next_nodes`` holds the node of each input (``None`` if it needs no gradient) and
-    ``saved`` the numbers the gradient formula needs. Each subclass's ``apply(grad)``
-    unpacks ``saved`` and returns one gradient per input. After backward, ``saved`` is
-    released; a second backward that needs it raises, as in PyTorch (a node that saved
-    nothing, such as an addition, can run again).
+    ``next_nodes`` holds the node of each input (``None`` if it needs no
+    gradient) and ``saved`` the numbers the gradient formula needs. Each
+    subclass's ``apply(grad)`` unpacks ``saved`` and returns one gradient per
+    input. After backward, ``saved`` is released; a second backward that needs
+    it raises, as in PyTorch (a node that saved nothing, such as an addition,
+    can run again).
     """
 
     __slots__ = ("next_nodes", "saved")
 
     def __init__(self, next_nodes, saved):
-        self.sequence_nr = next_sequence_nr()  # Node.__init__, inlined: this runs for every operation
+        # Node.__init__, inlined: this runs for every operation
+        self.sequence_nr = next_sequence_nr()
         self.next_nodes = next_nodes
         self.saved = saved
 
     @property
     def next_functions(self):
-        # One (node, input_nr) pair per input, built on request as PyTorch does. A scalar
-        # operation has one or two inputs, and one output, so every edge leads to output 0.
+        # One (node, input_nr) pair per input, built on request as PyTorch
+        # does. A scalar operation has one or two inputs, and one output, so
+        # every edge leads to output 0.
         nodes = self.next_nodes
         if len(nodes) == 1:
             return ((nodes[0], 0),)
@@ -55,8 +63,9 @@ class ScalarNode(Node):
         self.saved = RELEASED
 
 
-# One class per primitive operation, named as PyTorch names its node. ``apply`` is the
-# gradient formula: given g = d(loss)/d(out), the gradient for each input.
+# One class per primitive operation, named as PyTorch names its node.
+# ``apply`` is the gradient formula: given g = d(loss)/d(out), the gradient
+# for each input.
 
 class AddBackward0(ScalarNode):
     """out = a + b"""
@@ -85,7 +94,10 @@ class PowBackward0(ScalarNode):
 
 
 class PowBackward1(ScalarNode):
-    """out = a ** b, for a Value b. Like PyTorch, d/db is 0 where a == 0 and b >= 0."""
+    """out = a ** b, for a Value b.
+
+    Like PyTorch, d/db is 0 where a == 0 and b >= 0.
+    """
     __slots__ = ()
 
     def apply(self, g):
@@ -152,8 +164,9 @@ class Value:
 
     Args:
         data: the number.
-        requires_grad: whether ``backward`` should compute a gradient for it. Only values
-            that require grad, and results computed from them, are recorded.
+        requires_grad: whether ``backward`` should compute a gradient for it.
+            Only values that require grad, and results computed from them,
+            are recorded.
     """
 
     __slots__ = ("data", "grad", "requires_grad", "grad_fn", "_accumulator")
@@ -163,19 +176,24 @@ class Value:
         self.grad = None
         self.requires_grad = requires_grad
         self.grad_fn = None
-        self._accumulator = None  # weak reference to this leaf's AccumulateGrad node
+        # weak reference to this leaf's AccumulateGrad node
+        self._accumulator = None
 
     @property
     def is_leaf(self):
-        """True for values made by the user, False for results of recorded operations."""
+        """True for values made by the user.
+
+        False for results of recorded operations.
+        """
         return self.grad_fn is None
 
     def _grad_node(self):
-        """The node that gradients for this value go to (``None`` if it needs none).
+        """The node this value's gradients go to (``None`` if it needs none).
 
-        A result's gradients go to its ``grad_fn``. A leaf that requires grad gets an
-        ``AccumulateGrad`` node, which the graph keeps alive; the leaf refers to it only
-        weakly, as in PyTorch, so that no reference cycle forms.
+        A result's gradients go to its ``grad_fn``. A leaf that requires grad
+        gets an ``AccumulateGrad`` node, which the graph keeps alive; the leaf
+        refers to it only weakly, as in PyTorch, so that no reference cycle
+        forms.
         """
         if self.grad_fn is not None:
             return self.grad_fn
@@ -189,7 +207,10 @@ class Value:
 
     @staticmethod
     def _unary(data, node_class, x, saved=()):
-        """The result of an operation on ``x``, recorded if ``x`` requires grad."""
+        """The result of an operation on ``x``.
+
+        Recorded if ``x`` requires grad.
+        """
         out = Value(data)
         if x.requires_grad:
             out.requires_grad = True
@@ -198,14 +219,19 @@ class Value:
 
     @staticmethod
     def _binary(data, node_class, x, y, saved=()):
-        """The result of an operation on ``x`` and ``y``, recorded if either requires grad."""
+        """The result of an operation on ``x`` and ``y``.
+
+        Recorded if either requires grad.
+        """
         out = Value(data)
         if x.requires_grad or y.requires_grad:
             out.requires_grad = True
-            out.grad_fn = node_class((x.grad_fn or x._grad_node(), y.grad_fn or y._grad_node()), saved)
+            out.grad_fn = node_class((x.grad_fn or x._grad_node(),
+                                      y.grad_fn or y._grad_node()), saved)
         return out
 
-    # Primitive operations: compute the result, record its node with what the formula needs.
+    # Primitive operations: compute the result, record its node with what the
+    # formula needs.
 
     def __add__(self, other):
         other = other if isinstance(other, Value) else Value(other)
@@ -221,7 +247,8 @@ class Value:
         if isinstance(exponent, Value):
             b = exponent.data
             out = math.pow(a, b)
-            return Value._binary(out, PowBackward1, self, exponent, (a, b, out))
+            return Value._binary(out, PowBackward1, self, exponent,
+                                 (a, b, out))
         n = float(exponent)
         return Value._unary(math.pow(a, n), PowBackward0, self, (a, n))
 
@@ -247,10 +274,11 @@ class Value:
     def sigmoid(self):
         a = self.data
         # Two forms of 1 / (1 + e^-a), so that e^x never overflows.
-        out = 1 / (1 + math.exp(-a)) if a >= 0 else math.exp(a) / (1 + math.exp(a))
+        out = (1 / (1 + math.exp(-a)) if a >= 0
+               else math.exp(a) / (1 + math.exp(a)))
         return Value._unary(out, SigmoidBackward0, self, (out,))
 
-    # Derived operations: built from the primitives above, so they need no formula of their own.
+    # Derived operations: built from the primitives above; no formula needed.
 
     def __sub__(self, other):
         return self + (-other)
@@ -276,15 +304,19 @@ class Value:
     # The rest of PyTorch's vocabulary.
 
     def backward(self, gradient=None, retain_graph=None):
-        """Compute the gradient of this value with respect to every leaf that requires grad.
+        """Compute the gradient of this value with respect to the leaves.
 
-        The gradients are added into each leaf's ``.grad``. ``gradient`` is d(final)/d(self),
-        1 by default. Unless ``retain_graph``, what the graph saved is freed afterwards, and a
-        second ``backward`` through it fails.
+        Every leaf that requires grad gets one: the gradients are added into
+        each leaf's ``.grad``. ``gradient`` is d(final)/d(self), 1 by default.
+        Unless ``retain_graph``, what the graph saved is freed afterwards, and
+        a second ``backward`` through it fails.
         """
         if not self.requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        grad = 1.0 if gradient is None else float(getattr(gradient, "data", gradient))
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not "
+                "have a grad_fn")
+        grad = (1.0 if gradient is None
+                else float(getattr(gradient, "data", gradient)))
         run_backward(self._grad_node(), grad, retain_graph=bool(retain_graph))
 
     def detach(self):

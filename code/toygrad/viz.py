@@ -1,14 +1,15 @@
 """Pictures of recorded graphs, in torchviz's visual language.
 
-``make_dot`` draws a toygrad graph the way ``torchviz.make_dot`` draws PyTorch's: backward
-nodes grey, leaves that will receive a gradient light blue, the output light green, every
-box labelled as torchviz labels it. So a reader sees one visual grammar for both engines.
+``make_dot`` draws a toygrad graph the way ``torchviz.make_dot`` draws
+PyTorch's: backward nodes grey, leaves that will receive a gradient light blue,
+the output light green, every box labelled as torchviz labels it. So a reader
+sees one visual grammar for both engines.
 """
 
 import graphviz
 
-NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
-                 height="0.2", fontname="monospace")
+NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10",
+                 ranksep="0.1", height="0.2", fontname="monospace")
 
 
 def _size(var):
@@ -17,10 +18,11 @@ def _size(var):
 
 
 def make_dot(output, params=None):
-    """The graph behind ``output`` (a toygrad Value or tensor) as a ``graphviz.Digraph``.
+    """The graph behind ``output`` as a ``graphviz.Digraph``.
 
     Args:
-        output: the result whose ``grad_fn`` the picture starts from.
+        output: a toygrad Value or tensor, the result whose ``grad_fn`` the
+            picture starts from.
         params: optional ``{name: leaf}``, to label leaves by name.
     """
     names = {id(leaf): name for name, leaf in (params or {}).items()}
@@ -38,7 +40,8 @@ def make_dot(output, params=None):
         fn = stack.pop()
         dot.node(str(id(fn)), fn.name())
         if hasattr(fn, "variable"):
-            dot.node(str(id(fn.variable)), label(fn.variable), fillcolor="lightblue")
+            dot.node(str(id(fn.variable)), label(fn.variable),
+                     fillcolor="lightblue")
             dot.edge(str(id(fn.variable)), str(id(fn)))
         for next_fn, _ in fn.next_functions:
             if next_fn is not None:

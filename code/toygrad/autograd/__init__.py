@@ -1,4 +1,7 @@
-"""toygrad.autograd: the machinery behind ``backward``, named as in ``torch.autograd``."""
+"""toygrad.autograd: the machinery behind ``backward``.
+
+Named as in ``torch.autograd``.
+"""
 
 from toygrad.autograd.gradcheck import GradcheckError, gradcheck
 

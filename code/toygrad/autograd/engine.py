@@ -1,19 +1,22 @@
-"""The backward engine: run every node of a recorded graph once, in a valid order.
+"""The backward engine: run each recorded node once, in a valid order.
 
-A node may run only after every node that uses its outputs has sent back its gradient:
-the nodes must run in a *topological order* of the graph, consumers before producers.
-A recorded graph comes with one for free. A node is created when its operation runs,
-after the operations that produced its inputs, so its ``sequence_nr`` (a creation counter)
-is larger than those of the nodes it points to. Running the newest waiting node first is
-therefore always safe, and a heap finds it in O(log n). No recursion is involved, so the
-depth of the graph does not matter.
+A node may run only after every node that uses its outputs has sent back its
+gradient: the nodes must run in a *topological order* of the graph, consumers
+before producers. A recorded graph comes with one for free. A node is created
+when its operation runs, after the operations that produced its inputs, so its
+``sequence_nr`` (a creation counter) is larger than those of the nodes it
+points to. Running the newest waiting node first is therefore always safe, and
+a heap finds it in O(log n). No recursion is involved, so the depth of the
+graph does not matter.
 
-PyTorch's engine (torch/csrc/autograd/engine.cpp) also runs the newest ready node first,
-but it counts each node's incoming edges beforehand and waits for all of them, because
-nodes recorded on different threads are numbered separately.
+PyTorch's engine (torch/csrc/autograd/engine.cpp) also runs the newest ready
+node first, but it counts each node's incoming edges beforehand and waits for
+all of them, because nodes recorded on different threads are numbered
+separately.
 
-The engine knows nodes only through the protocol of ``toygrad.autograd.graph.Node``, so the
-scalar and the tensor engines share it unchanged.
+The engine knows nodes only through the protocol of
+``toygrad.autograd.graph.Node``, so the scalar and the tensor engines share it
+unchanged.
 """
 
 import collections
@@ -21,13 +24,15 @@ import heapq
 
 
 def execute(root, grad, retain_graph=False):
-    """Run backward from ``root``, the node that made the output, given the output's gradient.
+    """Run backward from ``root``, the node that made the output.
 
-    A generator: after each node runs it yields ``(node, grads_in, grads_out)``, so a
-    caller can watch the pass step by step; ``run_backward`` simply exhausts it.
+    ``grad`` is the output's gradient. A generator: after each node runs it
+    yields ``(node, grads_in, grads_out)``, so a caller can watch the pass
+    step by step; ``run_backward`` simply exhausts it.
     """
-    # Gradients received so far by each node that is waiting to run: their sum, or for a
-    # node whose operation had several outputs, a list with one sum per output.
+    # Gradients received so far by each node that is waiting to run: their
+    # sum, or for a node whose operation had several outputs, a list with one
+    # sum per output.
     received = {root: grad}
     waiting = [(-root.sequence_nr, root)]  # a heap: newest node first
     pop, push = heapq.heappop, heapq.heappush
@@ -45,17 +50,22 @@ def execute(root, grad, retain_graph=False):
                 continue
             if next_node.num_outputs == 1:
                 before = received.get(next_node)
-                if before is None:  # first gradient for this node: it now waits to run
+                if before is None:
+                    # first gradient for this node: it now waits to run
                     received[next_node] = g
                     push(waiting, (-next_node.sequence_nr, next_node))
-                else:  # the node's output was used more than once: gradients add up
+                else:
+                    # the node's output was used more than once:
+                    # gradients add up
                     received[next_node] = before + g
             else:
                 slots = received.get(next_node)
                 if slots is None:
-                    slots = received[next_node] = [None] * next_node.num_outputs
+                    slots = received[next_node] = (
+                        [None] * next_node.num_outputs)
                     push(waiting, (-next_node.sequence_nr, next_node))
-                slots[input_nr] = g if slots[input_nr] is None else slots[input_nr] + g
+                slots[input_nr] = (
+                    g if slots[input_nr] is None else slots[input_nr] + g)
 
 
 def run_backward(root, grad, retain_graph=False):

@@ -1,25 +1,32 @@
-"""Check gradients against finite differences, as ``torch.autograd.gradcheck`` does.
+"""Check gradients by finite differences, as ``torch.autograd.gradcheck`` does.
 
-Written against the API that PyTorch's tensors, toygrad's ``Value`` and toygrad's tensors
-share (``.data``, ``.detach()``, ``.backward(gradient)``, ``.grad``, ``.requires_grad``), so
-the same function checks all three.
+Written against the API that PyTorch's tensors, toygrad's ``Value`` and
+toygrad's tensors share (``.data``, ``.detach()``, ``.backward(gradient)``,
+``.grad``, ``.requires_grad``), so the same function checks all three.
 """
 
 import numpy as np
 
 
 class GradcheckError(RuntimeError):
-    """Raised when an analytical gradient differs from its finite-difference estimate."""
+    """Raised when an analytical and a finite-difference gradient differ."""
 
 
 def _values(obj):
-    """A float64 NumPy copy of the numbers held by a tensor, a Value or a plain number."""
+    """A float64 NumPy copy of the numbers held by ``obj``.
+
+    ``obj`` is a tensor, a Value or a plain number.
+    """
     data = getattr(obj, "data", obj)
-    return np.array(data.tolist() if hasattr(data, "tolist") else data, dtype=np.float64)
+    numbers = data.tolist() if hasattr(data, "tolist") else data
+    return np.array(numbers, dtype=np.float64)
 
 
 def _set_at(obj, index, value):
-    """Set element ``index`` (in row-major order) of ``obj.data`` to ``value``, in place."""
+    """Set element ``index`` (row-major order) of ``obj.data`` to ``value``.
+
+    ``obj`` is changed in place.
+    """
     if isinstance(obj.data, float):  # a scalar Value holds a Python float
         obj.data = value
     else:
@@ -27,10 +34,12 @@ def _set_at(obj, index, value):
 
 
 def numerical_jacobian(func, inputs, eps=1e-6):
-    """d output / d input by central differences, one matrix per input that requires grad.
+    """d output / d input by central differences.
 
-    Entry ``[i, j]`` estimates how output element ``j`` changes with input element ``i``,
-    as ``(f(x + eps) - f(x - eps)) / (2 eps)``, whose error shrinks like ``eps**2``.
+    One matrix per input that requires grad. Entry ``[i, j]`` estimates how
+    output element ``j`` changes with input element ``i``, as
+    ``(f(x + eps) - f(x - eps)) / (2 eps)``, whose error shrinks like
+    ``eps**2``.
     """
     jacobians = []
     for x in inputs:
@@ -49,10 +58,11 @@ def numerical_jacobian(func, inputs, eps=1e-6):
 
 
 def analytical_jacobian(func, inputs):
-    """d output / d input as the engine's ``backward`` computes it, one row per output element.
+    """d output / d input as the engine's ``backward`` computes it.
 
-    For each output element ``j`` we run backward with a gradient that is 1 at ``j`` and 0
-    elsewhere: the gradients that arrive at the inputs are column ``j`` of each Jacobian.
+    One row per output element. For each output element ``j`` we run
+    backward with a gradient that is 1 at ``j`` and 0 elsewhere: the
+    gradients that arrive at the inputs are column ``j`` of each Jacobian.
     """
     differentiable = [x for x in inputs if getattr(x, "requires_grad", False)]
     size = _values(func(*inputs)).size
@@ -65,35 +75,45 @@ def analytical_jacobian(func, inputs):
         _set_at(basis, j, 1.0)
         output.backward(basis)
         for column, x in zip(columns, differentiable):
-            grad = np.zeros(_values(x).size) if x.grad is None else _values(x.grad).reshape(-1)
+            if x.grad is None:
+                grad = np.zeros(_values(x).size)
+            else:
+                grad = _values(x.grad).reshape(-1)
             column.append(grad)
     for x in differentiable:
         x.grad = None
     return [np.array(column).T for column in columns]
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
-    """True if backward's gradients of ``func`` at ``inputs`` match finite differences.
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+              raise_exception=True):
+    """True if backward's gradients of ``func`` match finite differences.
 
-    Same defaults and same test as ``torch.autograd.gradcheck``: every Jacobian entry must
-    satisfy ``|analytical - numerical| <= atol + rtol * |numerical|``. Use float64 inputs:
-    with float32 the finite differences are too noisy for these tolerances.
+    Both are computed at ``inputs``. Same defaults and same test as
+    ``torch.autograd.gradcheck``: every Jacobian entry must satisfy
+    ``|analytical - numerical| <= atol + rtol * |numerical|``. Use float64
+    inputs: with float32 the finite differences are too noisy for these
+    tolerances.
 
     Args:
         func: takes ``*inputs`` and returns one tensor or Value.
         inputs: tensors or Values; those with ``requires_grad`` are checked.
-        raise_exception: raise ``GradcheckError`` on a mismatch (else return False).
+        raise_exception: raise ``GradcheckError`` on a mismatch (else return
+            False).
     """
     inputs = tuple(inputs)
     if not any(getattr(x, "requires_grad", False) for x in inputs):
-        raise ValueError("gradcheck expects at least one input that requires grad")
+        raise ValueError(
+            "gradcheck expects at least one input that requires grad"
+        )
     numerical = numerical_jacobian(func, inputs, eps)
     analytical = analytical_jacobian(func, inputs)
     for index, (num, ana) in enumerate(zip(numerical, analytical)):
         if not np.allclose(ana, num, rtol=rtol, atol=atol):
             if raise_exception:
                 raise GradcheckError(
-                    f"Jacobian mismatch for output 0 with respect to input {index},\n"
+                    "Jacobian mismatch for output 0 "
+                    f"with respect to input {index},\n"
                     f"numerical:{num}\nanalytical:{ana}\n"
                 )
             return False

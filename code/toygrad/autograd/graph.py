@@ -1,39 +1,43 @@
 """The nodes of a recorded graph, as the backward engine sees them.
 
-Every engine in toygrad (scalar and tensor) records the same kind of graph, the one PyTorch
-records: each result points to the node that made it (``grad_fn``), and each node points to
-the nodes of its inputs (``next_functions``). The engine walks these nodes and nothing else.
+Every engine in toygrad (scalar and tensor) records the same kind of graph,
+the one PyTorch records: each result points to the node that made it
+(``grad_fn``), and each node points to the nodes of its inputs
+(``next_functions``). The engine walks these nodes and nothing else.
 """
 
 import itertools
 
 ERR_BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
+    "Trying to backward through the graph a second time (or directly access "
+    "saved tensors after they have already been freed). Saved intermediate "
+    "values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors "
+    "after calling backward."
 )
 
-# Every node takes the next number from this counter when it is created: the engine runs
-# the newest node first.
+# Every node takes the next number from this counter when it is created: the
+# engine runs the newest node first.
 next_sequence_nr = itertools.count().__next__
 
 
 class Node:
-    """One recorded operation: how to send a gradient back to the operation's inputs.
+    """One recorded operation: how to send a gradient back to its inputs.
 
     The protocol the engine relies on:
 
-    - ``next_functions``: one ``(node or None, input_nr)`` pair per input of the operation:
-      the node that produced that input, and which of that node's outputs it was. ``None``
-      marks an input that needs no gradient.
-    - ``apply(*grad_outputs)``: given the gradient of each output of the operation, return
-      the gradient for each input, in the order of ``next_functions`` (``None`` for "no
-      gradient").
+    - ``next_functions``: one ``(node or None, input_nr)`` pair per input of
+      the operation: the node that produced that input, and which of that
+      node's outputs it was. ``None`` marks an input that needs no gradient.
+    - ``apply(*grad_outputs)``: given the gradient of each output of the
+      operation, return the gradient for each input, in the order of
+      ``next_functions`` (``None`` for "no gradient").
     - ``release_variables()``: drop what was saved for backward.
-    - ``num_outputs``: how many outputs the operation had, so how many gradients arrive.
-    - ``sequence_nr``: a number from a counter, taken when the node is created.
+    - ``num_outputs``: how many outputs the operation had, so how many
+      gradients arrive.
+    - ``sequence_nr``: a number from a counter, taken when the node is
+      created.
     """
 
     __slots__ = ("sequence_nr",)
@@ -56,7 +60,10 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf that requires grad: adds each gradient it receives into the leaf's ``.grad``."""
+    """The node of a leaf that requires grad.
+
+    It adds each gradient it receives into the leaf's ``.grad``.
+    """
 
     __slots__ = ("variable", "__weakref__")
     next_functions = ()

@@ -5,4 +5,13 @@ with ``literalinclude`` from this package, so the reader sees exactly what
 the tests test.
 """
 
+from toygrad.autograd.grad_mode import (
+    enable_grad, is_grad_enabled, no_grad, set_grad_enabled)
+from toygrad.tensor import (
+    Tensor, float32, float64, from_numpy, int64, ones, randn, tensor, zeros)
+
 __version__ = "0.1.0"
+
+__all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",
+           "float32", "float64", "int64", "no_grad", "enable_grad",
+           "is_grad_enabled", "set_grad_enabled"]

@@ -319,6 +319,10 @@ class Value:
                 else float(getattr(gradient, "data", gradient)))
         run_backward(self._grad_node(), grad, retain_graph=bool(retain_graph))
 
+    def _new_grad(self, grad):
+        """What AccumulateGrad stores as this leaf's first gradient: itself."""
+        return grad
+
     def detach(self):
         """The same number, cut off from the graph."""
         return Value(self.data)

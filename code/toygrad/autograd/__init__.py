@@ -1,8 +1,8 @@
-"""toygrad.autograd: the machinery behind ``backward``.
+"""toygrad.autograd: the machinery behind ``backward``, named as in torch."""
 
-Named as in ``torch.autograd``.
-"""
-
+# Tensor first: Function builds on Tensor, and Tensor's operations on Function.
+import toygrad.tensor  # noqa: F401
+from toygrad.autograd.function import Function
 from toygrad.autograd.gradcheck import GradcheckError, gradcheck
 
-__all__ = ["GradcheckError", "gradcheck"]
+__all__ = ["Function", "GradcheckError", "gradcheck"]

@@ -23,17 +23,22 @@ import collections
 import heapq
 
 
-def execute(root, grad, retain_graph=False):
+def execute(root, grad, retain_graph=False, input_nr=0):
     """Run backward from ``root``, the node that made the output.
 
-    ``grad`` is the output's gradient. A generator: after each node runs it
-    yields ``(node, grads_in, grads_out)``, so a caller can watch the pass
-    step by step; ``run_backward`` simply exhausts it.
+    ``grad`` is the output's gradient, and ``input_nr`` which output of
+    ``root`` it is. A generator: after each node runs it yields ``(node,
+    grads_in, grads_out)``, so a caller can watch the pass step by step;
+    ``run_backward`` simply exhausts it.
     """
     # Gradients received so far by each node that is waiting to run: their
     # sum, or for a node whose operation had several outputs, a list with one
     # sum per output.
-    received = {root: grad}
+    if root.num_outputs == 1:
+        received = {root: grad}
+    else:
+        received = {root: [None] * root.num_outputs}
+        received[root][input_nr] = grad
     waiting = [(-root.sequence_nr, root)]  # a heap: newest node first
     pop, push = heapq.heappop, heapq.heappush
     while waiting:
@@ -68,6 +73,6 @@ def execute(root, grad, retain_graph=False):
                     g if slots[input_nr] is None else slots[input_nr] + g)
 
 
-def run_backward(root, grad, retain_graph=False):
+def run_backward(root, grad, retain_graph=False, input_nr=0):
     """Run the whole backward pass from ``root`` (see ``execute``)."""
-    collections.deque(execute(root, grad, retain_graph), maxlen=0)
+    collections.deque(execute(root, grad, retain_graph, input_nr), maxlen=0)

@@ -74,5 +74,8 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         variable = self.variable
-        variable.grad = grad if variable.grad is None else variable.grad + grad
+        if variable.grad is None:
+            variable.grad = variable._new_grad(grad)
+        else:
+            variable.grad = variable.grad + grad
         return ()

@@ -1,0 +1,250 @@
+"""Custom operations: ``Function``, its ``ctx``, and what ``apply`` records.
+
+As in PyTorch, every operation on toygrad tensors is a ``Function`` with two
+static methods, ``forward(ctx, *inputs)`` and ``backward(ctx, *grads)``.
+``Foo.apply(*inputs)`` runs ``forward`` with grad mode off and, when grad mode
+is on and an input requires grad, records the call: the ``ctx`` that forward
+received *is* the graph node, an instance of the class ``FooBackward`` made for
+``Foo`` when ``Foo`` was defined.
+"""
+
+from toygrad.autograd import grad_mode
+from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
+from toygrad.tensor import Tensor
+
+_RELEASED = object()  # what a node's saved tensors become after backward
+
+
+def _type_and_shape(tensor):
+    kind = {"float32": "Float", "float64": "Double"}.get(str(tensor.dtype), "")
+    return f"[torch.{kind}Tensor {list(tensor.shape)}]"
+
+
+def _short_name(node):
+    return node.name().rsplit("Backward", 1)[0]
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when it was saved.
+
+    An output of the saving node is kept without its ``grad_fn`` (the node),
+    so that no reference cycle forms; ``unpack`` puts the link back.
+    """
+
+    __slots__ = ("tensor", "version", "output_nr", "producer")
+
+    def __init__(self, tensor, node):
+        self.version = tensor._version
+        if tensor.grad_fn is node:
+            self.tensor = tensor._alias()
+            self.output_nr = tensor.output_nr
+            self.producer = None
+        else:
+            self.tensor = tensor
+            self.output_nr = None
+            self.producer = tensor.grad_fn  # for the error message below
+
+    def unpack(self, node):
+        tensor = self.tensor
+        if tensor._version != self.version:
+            if self.output_nr is not None:
+                origin = (f", which is output {self.output_nr} of "
+                          f"{_short_name(node)},")
+            elif tensor.grad_fn is not None:
+                origin = (f", which is output {tensor.output_nr} of "
+                          f"{_short_name(tensor.grad_fn)},")
+            else:
+                origin = ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has "
+                "been modified by an inplace operation: "
+                f"{_type_and_shape(tensor)}{origin} is at version "
+                f"{tensor._version}; expected version {self.version} instead. "
+                "Hint: enable anomaly detection to find the operation that "
+                "failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        if self.output_nr is None:
+            return tensor
+        output = tensor._alias()
+        output.requires_grad = True
+        output.grad_fn = node
+        output.output_nr = self.output_nr
+        return output
+
+
+class BackwardFunction(Node):
+    """The node of one ``Function.apply`` call, and the ``ctx`` it receives.
+
+    Subclassed once per Function (``FooBackward`` for ``Foo``); instances have
+    a ``__dict__``, so a forward can store anything on ``ctx``.
+    """
+
+    _forward_cls = None
+    next_functions = ()
+    needs_input_grad = ()
+    materialize_grads = True
+    to_save = ()
+    _saved = None
+    _non_differentiable = ()
+
+    def __init__(self):
+        pass  # sequence_nr is given by apply, only if the call is recorded
+
+    def name(self):
+        return type(self).__name__
+
+    # What forward can do with ctx.
+
+    def save_for_backward(self, *tensors):
+        """Keep these tensors (inputs or outputs) for ``backward``."""
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, checked unchanged."""
+        if self._saved is _RELEASED:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        if self._saved is None:
+            return ()
+        return tuple([None if saved is None else saved.unpack(self)
+                      for saved in self._saved])
+
+    def mark_non_differentiable(self, *outputs):
+        """Outputs that get no ``grad_fn`` (such as the indices of a max)."""
+        self._non_differentiable = tuple(id(output) for output in outputs)
+
+    def set_materialize_grads(self, value):
+        """Whether ``backward`` gets zeros (True) or None for missing grads."""
+        self.materialize_grads = value
+
+    # What the engine does with the node.
+
+    def apply(self, *grad_outputs):
+        if self.num_outputs > 1 and self.materialize_grads:
+            grad_outputs = tuple([
+                Tensor._zeros(shape, dtype) if grad is None else grad
+                for grad, (shape, dtype)
+                in zip(grad_outputs, self._output_meta)])
+        grads = self._forward_cls.backward(self, *grad_outputs)
+        if type(grads) is not tuple:
+            grads = (grads,)
+        expected = self._input_meta
+        if len(grads) != len(expected):
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of "
+                f"gradients (expected {len(expected)}, got {len(grads)})")
+        # One gradient per tensor input, in the order of next_functions, each
+        # checked against the input's shape and dtype.
+        checked = []
+        for grad, meta in zip(grads, expected):
+            if meta is None:  # not a tensor input: not in next_functions
+                continue
+            if grad is not None and (grad.data.shape != meta[0]
+                                     or grad.data.dtype is not meta[1]):
+                grad = _conform(self, grads.index(grad), grad, meta)
+            checked.append(grad)
+        return checked
+
+    def release_variables(self):
+        if self._saved is not None:
+            self._saved = _RELEASED
+
+
+def _conform(node, index, grad, meta):
+    """Reduce or cast a gradient to its input's shape and dtype, or raise."""
+    shape, dtype = meta
+    if grad.shape != shape:
+        if not _sums_to(grad.shape, shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at "
+                f"index {index} - got {list(grad.shape)} but expected shape "
+                f"compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
+    if grad.dtype != dtype:
+        grad = Tensor(grad.data.astype(dtype))
+    return grad
+
+
+def _sums_to(big, small):
+    """Whether a tensor of shape ``big`` can be summed down to ``small``."""
+    if len(small) > len(big):
+        return False
+    tail = big[len(big) - len(small):]
+    return all(s == b or s == 1 for s, b in zip(small, tail))
+
+
+class FunctionMeta(type):
+    """Makes, for every Function ``Foo``, its node class ``FooBackward``."""
+
+    def __init__(cls, name, bases, namespace):
+        super().__init__(name, bases, namespace)
+        node_name = namespace.get("node_name", f"{name}Backward")
+        cls._backward_cls = type(node_name, (BackwardFunction,),
+                                 {"_forward_cls": cls})
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of every operation: subclass it and write two static methods.
+
+    - ``forward(ctx, *inputs)`` computes the outputs (grad mode is off).
+    - ``backward(ctx, *grad_outputs)`` returns one gradient per input of
+      ``forward`` (``None`` for inputs that are not tensors or need none).
+
+    Call ``Foo.apply(*inputs)``, never ``forward`` directly.
+    """
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        raise NotImplementedError("a Function must define forward")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a Function must define backward")
+
+    @classmethod
+    def apply(cls, *inputs):
+        ctx = cls._backward_cls()
+        needs_input_grad = ctx.needs_input_grad = tuple([
+            isinstance(x, Tensor) and x.requires_grad for x in inputs])
+        state = grad_mode.state
+        if not state.enabled:
+            return cls.forward(ctx, *inputs)  # nothing is recorded
+        state.enabled = False  # forward's own operations are not recorded
+        try:
+            outputs = cls.forward(ctx, *inputs)
+        finally:
+            state.enabled = True
+        if True not in needs_input_grad:
+            return outputs
+
+        # Record: the node gets its number, its edges and what it saved.
+        ctx.sequence_nr = next_sequence_nr()
+        single = type(outputs) is not tuple
+        outputs = [outputs] if single else list(outputs)
+        edges, input_meta = [], []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                edges.append(x._gradient_edge())
+                input_meta.append((x.data.shape, x.data.dtype))
+            else:
+                input_meta.append(None)
+        ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
+        ctx.num_outputs = len(outputs)
+        ctx._output_meta = [(out.data.shape, out.data.dtype)
+                            for out in outputs]
+        skip = ctx._non_differentiable
+        for output_nr, out in enumerate(outputs):
+            if id(out) in skip:
+                continue
+            for x in inputs:
+                if x is out:  # an input returned as it is: a new tensor
+                    out = outputs[output_nr] = out._alias()
+                    break
+            out.requires_grad = True
+            out.grad_fn = ctx
+            out.output_nr = output_nr
+        if ctx.to_save:
+            ctx._saved = tuple([None if t is None else SavedTensor(t, ctx)
+                                for t in ctx.to_save])
+            del ctx.to_save
+        return outputs[0] if single else tuple(outputs)

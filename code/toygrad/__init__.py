@@ -10,6 +10,9 @@ from toygrad.autograd.grad_mode import (
 from toygrad.tensor import (
     Tensor, float32, float64, from_numpy, int64, ones, randn, tensor, zeros)
 
+# As with torch.nn and torch.optim, one import makes the submodules available.
+from toygrad import autograd, nn, optim  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",

@@ -1,0 +1,1 @@
+"""Worked examples from the book that are not part of the engine itself."""

@@ -14,7 +14,7 @@ HTML := _build/html
 # them all. Cells raise on error (see _config.yml), so a failing cell fails the build too.
 JB_STRICT := -W -n --keep-going
 
-.PHONY: book test setup system-book system-test unit build build-all site-check lock clean help
+.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check lock clean help
 
 help:
 	@echo "make book        set up and build the website into $(HTML)"
@@ -48,13 +48,22 @@ system-test:
 unit: setup
 	$(BIN)/python -m pytest -m "not site" -q
 
+# jupyter-cache re-executes a chapter when the chapter's own code changes, but not
+# when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
+CODE_HASH = $(shell find code bench seed -type f -name '*.py' | sort | xargs cat | sha256sum | cut -c1-16)
+
+fresh-cache:
+	@mkdir -p _build
+	@if [ "$$(cat _build/.code-hash 2>/dev/null)" != "$(CODE_HASH)" ]; then \
+		rm -rf _build/.jupyter_cache _build/.doctrees; echo "$(CODE_HASH)" > _build/.code-hash; fi
+
 # Incremental: Sphinx rewrites only changed pages; jupyter-cache re-executes only
 # chapters whose code changed.
-build: setup system-book
+build: setup system-book fresh-cache
 	$(BIN)/jupyter-book build . $(JB_STRICT)
 
 # Every page re-read (so every warning is seen again), executions still from the cache.
-build-all: setup system-book
+build-all: setup system-book fresh-cache
 	$(BIN)/jupyter-book build . --all $(JB_STRICT)
 
 site-check: setup system-test

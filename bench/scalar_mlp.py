@@ -1,8 +1,8 @@
 """One SGD step of the same scalar MLP in toygrad's ``Value`` and in micrograd.
 
 The model is micrograd's demo network: 2 inputs, two hidden layers of 16 ReLU
-units, one linear output, trained with a hinge loss on 100 points of
-scikit-learn's two moons. Both engines run the very same Python code
+units, one linear output, trained with a hinge loss on 100 points of two
+moons (generated here). Both engines run the very same Python code
 (``train_step`` below, given the engine's Value class), so they perform the
 same operations in the same order. Steps of the two engines alternate, and
 the ratio of their median times is reported.
@@ -16,13 +16,12 @@ neither engine pays for garbage the other left behind.
 import argparse
 import gc
 import json
+import math
 import random
 import statistics
 import time
 
 from micrograd.engine import Value as MicrogradValue
-from sklearn.datasets import make_moons
-
 from toygrad.scalar import Value as ToygradValue
 
 SIZES = (2, 16, 16, 1)
@@ -70,9 +69,20 @@ def train_step(layers, params, X, y, learning_rate=0.05):
     return loss.data
 
 
-def data(n=100):
-    X, y = make_moons(n_samples=n, noise=0.1, random_state=1)
-    return X.tolist(), (2 * y - 1).tolist()
+def data(n=100, noise=0.1, seed=1):
+    """Two interleaving half circles ("moons") with labels -1 and 1."""
+    rng = random.Random(seed)
+    X, y = [], []
+    for i in range(n):
+        label = i % 2
+        angle = math.pi * rng.random()
+        if label == 0:
+            x0, x1 = math.cos(angle), math.sin(angle)
+        else:
+            x0, x1 = 1 - math.cos(angle), 0.5 - math.sin(angle)
+        X.append([x0 + rng.gauss(0, noise), x1 + rng.gauss(0, noise)])
+        y.append(2 * label - 1)
+    return X, y
 
 
 def measure(steps=15):

@@ -150,3 +150,29 @@ def test_solutions_hidden_until_opened(page):
         page.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
         button.click()
         WebDriverWait(page, 5).until(lambda _: all(part.is_displayed() for part in body))
+
+
+@pytest.mark.parametrize("page", ["chapters/ch07_graphs"], indirect=True)
+def test_backward_stepper_works_without_a_kernel(page):
+    stepper = page.find_element(By.CSS_SELECTOR, ".toygrad-stepper")
+    frames = stepper.find_elements(By.CSS_SELECTOR, ".stepper-frame")
+    slider = stepper.find_element(By.CSS_SELECTOR, ".stepper-slider")
+    last = len(frames) - 1
+    assert last >= 3
+
+    def visible():
+        return [i for i, frame in enumerate(frames) if frame.is_displayed()]
+
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", stepper)
+    assert visible() == [0]
+    stepper.find_element(By.CSS_SELECTOR, ".stepper-next").click()
+    assert visible() == [1] and slider.get_attribute("value") == "1"
+    stepper.find_element(By.CSS_SELECTOR, ".stepper-previous").click()
+    assert visible() == [0]
+    page.execute_script(
+        "arguments[0].value = arguments[1];"
+        "arguments[0].dispatchEvent(new Event('input'));", slider, last)
+    assert visible() == [last]
+    stepper.find_element(By.CSS_SELECTOR, ".stepper-next").click()
+    assert visible() == [last]  # stays on the last step
+    assert "step" in stepper.find_element(By.CSS_SELECTOR, ".stepper-position").text

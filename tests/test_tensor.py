@@ -9,9 +9,9 @@ from hypothesis.extra import numpy as hnp
 
 import toygrad
 import toygrad.nn.functional as F
-from graph_walk import structure
 from toygrad import nn, optim
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE
+from toygrad.viz import graph_structure as structure
 
 pytestmark = pytest.mark.ch05
 

@@ -451,6 +451,11 @@ class UnsafeView(View):
     node_name = "UnsafeViewBackward0"
 
 
+class ReshapeAlias(View):
+    """A reshape that is a view with other strides (not a plain view)."""
+    node_name = "ReshapeAliasBackward0"
+
+
 class Clone(Function):
     node_name = "CloneBackward0"
 

@@ -284,11 +284,15 @@ class Tensor:
     # Shapes.
 
     def reshape(self, *shape):
+        """A view when the numbers allow one, else a copy (as PyTorch)."""
         shape = _shape(shape)
         if self.data.flags.c_contiguous:
             return ops.View.apply(self, shape)
-        # PyTorch copies a tensor whose numbers are not laid out in order.
-        return ops.UnsafeView.apply(ops.Clone.apply(self), shape)
+        try:  # a view with other strides?
+            self.data.view().shape = shape
+        except AttributeError:  # no: copy the numbers into order first
+            return ops.UnsafeView.apply(ops.Clone.apply(self), shape)
+        return ops.ReshapeAlias.apply(self, shape)
 
     def view(self, *shape):
         return ops.View.apply(self, _shape(shape))

@@ -1,55 +1,308 @@
-"""Pictures of recorded graphs, in torchviz's visual language.
+"""Seeing recorded graphs: their structure, their pictures, a backward pass.
 
-``make_dot`` draws a toygrad graph the way ``torchviz.make_dot`` draws
-PyTorch's: backward nodes grey, leaves that will receive a gradient light blue,
-the output light green, every box labelled as torchviz labels it. So a reader
-sees one visual grammar for both engines.
+Everything here reads a graph only through the API that toygrad and PyTorch
+share (``grad_fn``, ``next_functions``, ``variable``), so the same walker
+works, unchanged, on both engines. ``make_dot`` draws a toygrad graph in
+torchviz's visual language: backward nodes grey, leaves that will receive a
+gradient light blue, saved tensors orange, the output light green.
 """
 
+import base64
+import html
+import itertools
+
 import graphviz
+import numpy as np
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10",
                  ranksep="0.1", height="0.2", fontname="monospace")
+_stepper_ids = itertools.count()
+
+
+def short_name(node):
+    """A node's name, without the ``torch::autograd::`` of AccumulateGrad."""
+    return node.name().rsplit("::", 1)[-1]
+
+
+def walk(output):
+    """Every node reachable from ``output.grad_fn``, once each, depth first.
+
+    Iterative, so a deep graph does not exhaust Python's recursion limit.
+    """
+    if output.grad_fn is None:
+        return []
+    order, seen, stack = [], {output.grad_fn}, [output.grad_fn]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for next_node, _ in reversed(node.next_functions):
+            if next_node is not None and next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return order
+
+
+def _shape(var):
+    shape = getattr(var, "shape", None)
+    if shape is None:  # a scalar Value
+        shape = getattr(var.data, "shape", ())
+    return tuple(int(n) for n in shape)
+
+
+def graph_structure(output):
+    """The graph behind ``output`` (toygrad or PyTorch) as comparable data.
+
+    One entry per node, in the order ``walk`` meets them:
+    ``(name, edges, leaf_shape)``. ``edges`` holds ``(index, input_nr)`` per
+    entry of ``next_functions``, ``index`` being the position of the next node
+    in this list (``None`` for no node); ``leaf_shape`` is the shape of an
+    AccumulateGrad node's ``variable``, else ``None``. Two graphs are the same
+    graph exactly when their structures are equal.
+    """
+    nodes = walk(output)
+    index = {node: i for i, node in enumerate(nodes)}
+    structure = []
+    for node in nodes:
+        edges = tuple((None if n is None else index[n], nr)
+                      for n, nr in node.next_functions)
+        variable = getattr(node, "variable", None)
+        leaf = None if variable is None else _shape(variable)
+        structure.append((short_name(node), edges, leaf))
+    return structure
 
 
 def _size(var):
-    shape = getattr(getattr(var, "data", None), "shape", ())
-    return "(" + ", ".join(str(n) for n in shape) + ")"
+    return "(" + ", ".join(str(n) for n in _shape(var)) + ")"
 
 
-def make_dot(output, params=None):
-    """The graph behind ``output`` as a ``graphviz.Digraph``.
+def _saved(node):
+    """The tensors (or numbers) a toygrad node keeps for backward, if shown."""
+    saved = getattr(node, "_saved", None)
+    if isinstance(saved, tuple):  # a Function's SavedTensors
+        return [s.tensor for s in saved if s is not None]
+    numbers = getattr(node, "saved", None)
+    if isinstance(numbers, tuple):  # a scalar node's floats
+        return list(numbers)
+    return []
+
+
+def _is_custom(node):
+    forward_cls = getattr(type(node), "_forward_cls", None)
+    return forward_cls is not None and forward_cls.__module__ != "toygrad.ops"
+
+
+def make_dot(output, params=None, show_saved=False, highlight=(),
+             labels=None, running=None):
+    """The graph behind a toygrad ``output`` as a ``graphviz.Digraph``.
 
     Args:
-        output: a toygrad Value or tensor, the result whose ``grad_fn`` the
-            picture starts from.
+        output: a toygrad Value or tensor.
         params: optional ``{name: leaf}``, to label leaves by name.
+        show_saved: also draw what built-in nodes saved (a custom
+            Function's saved tensors are always drawn, as in torchviz).
+        highlight: nodes to outline in red (differences, say).
+        labels: optional ``{node: text}`` replacing a node's label.
+        running: a node to fill in yellow (the one a backward step ran).
     """
     names = {id(leaf): name for name, leaf in (params or {}).items()}
+    labels = labels or {}
+    highlight = set(highlight)
 
-    def label(var):
-        return f"{names.get(id(var), '')}\n {_size(var)}"
+    def label(var, name=None):
+        return f"{name or names.get(id(var), '')}\n {_size(var)}"
 
     dot = graphviz.Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
     dot.node(str(id(output)), label(output), fillcolor="darkolivegreen1")
-    if output.grad_fn is None:
-        return dot
-    dot.edge(str(id(output.grad_fn)), str(id(output)))
-    seen, stack = {output.grad_fn}, [output.grad_fn]
-    while stack:  # iterative, so that deep graphs can be drawn too
-        fn = stack.pop()
-        dot.node(str(id(fn)), fn.name())
-        if hasattr(fn, "variable"):
-            dot.node(str(id(fn.variable)), label(fn.variable),
-                     fillcolor="lightblue")
-            dot.edge(str(id(fn.variable)), str(id(fn)))
+    nodes = walk(output)
+    if nodes:
+        dot.edge(str(id(nodes[0])), str(id(output)))
+    for fn in nodes:
+        attrs = {}
+        if fn in highlight:
+            attrs.update(color="red", penwidth="3", fillcolor="lightgrey")
+        if fn is running:
+            attrs.update(fillcolor="gold")
+        dot.node(str(id(fn)), labels.get(fn, fn.name()), **attrs)
+        variable = getattr(fn, "variable", None)
+        if variable is not None:
+            dot.node(str(id(variable)), label(variable), fillcolor="lightblue")
+            dot.edge(str(id(variable)), str(id(fn)))
+        if show_saved or _is_custom(fn):
+            for i, saved in enumerate(_saved(fn)):
+                key = f"{id(fn)}-saved-{i}"
+                text = (f"saved\n {saved:.4g}" if isinstance(saved, float)
+                        else label(saved, "saved"))
+                dot.node(key, text, fillcolor="orange")
+                dot.edge(key, str(id(fn)), dir="none")
         for next_fn, _ in fn.next_functions:
             if next_fn is not None:
                 dot.edge(str(id(next_fn)), str(id(fn)))
-                if next_fn not in seen:
-                    seen.add(next_fn)
-                    stack.append(next_fn)
     # As torchviz does: let large graphs grow, about 0.3 inch per node.
-    size = max(12, 0.3 * len(seen))
+    size = max(12, 0.3 * len(nodes))
     dot.graph_attr.update(size=f"{size},{size}")
     return dot
+
+
+def svg_data_uri(dot):
+    """A graph as an SVG image in a ``data:`` URI, for an ``<img>`` tag."""
+    svg = dot.pipe(format="svg")
+    return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+
+
+def _differences(ours, theirs):
+    """Indices (in walk order) of the nodes whose entries differ."""
+    a, b = graph_structure(ours), graph_structure(theirs)
+    return {i for i in range(max(len(a), len(b)))
+            if i >= len(a) or i >= len(b) or a[i] != b[i]}
+
+
+class SideBySide:
+    """toygrad's picture beside torchviz's, for one expression in both."""
+
+    def __init__(self, ours, theirs, params=None, torch_params=None, title=""):
+        from torchviz import make_dot as torchviz_make_dot  # torch is optional
+
+        self.title = title
+        self.equal = graph_structure(ours) == graph_structure(theirs)
+        different = _differences(ours, theirs)
+        our_nodes, their_nodes = walk(ours), walk(theirs)
+        self.ours = make_dot(ours, params, highlight={
+            n for i, n in enumerate(our_nodes) if i in different})
+        self.theirs = torchviz_make_dot(theirs, params=torch_params)
+        for i, node in enumerate(their_nodes):  # outline theirs in place
+            if i in different:
+                self.theirs.node(str(id(node)), color="red", penwidth="3",
+                                 fillcolor="lightgrey")
+
+    def _repr_html_(self):
+        verdict = ("same nodes, names and edges" if self.equal else
+                   "different graphs: differing nodes outlined in red")
+        cells = []
+        for dot, who in ((self.ours, "toygrad (toygrad.viz.make_dot)"),
+                         (self.theirs, "PyTorch (torchviz.make_dot)")):
+            cells.append(
+                '<figure style="flex:1 1 0;min-width:0;margin:0 0.5em;'
+                'text-align:center">'
+                f'<img src="{svg_data_uri(dot)}" '
+                'style="max-width:100%;max-height:420px" '
+                f'alt="{html.escape(who)} graph of {html.escape(self.title)}">'
+                f"<figcaption>{html.escape(who)}</figcaption></figure>")
+        return ('<div class="toygrad-side-by-side">'
+                f"<p><strong>{html.escape(self.title)}</strong>: {verdict}</p>"
+                '<div style="display:flex;align-items:flex-end;'
+                f'justify-content:center">{"".join(cells)}'
+                "</div></div>")
+
+
+def side_by_side(ours, theirs, params=None, torch_params=None, title=""):
+    """toygrad's and PyTorch's graphs of one expression, side by side."""
+    return SideBySide(ours, theirs, params, torch_params, title)
+
+
+def _format(value):
+    data = getattr(value, "data", value)
+    if np.ndim(data) == 0:
+        return f"{float(data):.4g}"
+    return np.array2string(np.asarray(data), precision=3, separator=", ")
+
+
+class Stepper:
+    """A toygrad backward pass, one picture per node it runs.
+
+    Each frame shows the node that just ran (gold) and, under every node, the
+    sum of the gradients it has received so far; leaves show their ``.grad``.
+    In a web page the frames are stepped with buttons or a slider, in plain
+    HTML and JavaScript, with no kernel.
+    """
+
+    def __init__(self, output, params=None):
+        from toygrad.autograd.engine import execute
+
+        nodes = walk(output)
+        leaves = [n.variable for n in nodes if hasattr(n, "variable")]
+        kept = [leaf.grad for leaf in leaves]  # restored afterwards
+        for leaf in leaves:
+            leaf.grad = None
+        received = {nodes[0]: 1.0}
+        self.frames, self.steps = [], []
+        self._picture(output, params, received, None,
+                      "Start: the gradient of the output itself is 1.")
+        data = output.data  # the output's own gradient: ones of its shape
+        if isinstance(data, float):
+            seed = 1.0
+        else:
+            seed = type(output)(np.ones_like(data))
+        for node, grads_in, grads_out in execute(nodes[0], seed,
+                                                 retain_graph=True):
+            for (next_node, _), grad in zip(node.next_functions, grads_out):
+                if next_node is not None and grad is not None:
+                    before = received.get(next_node)
+                    received[next_node] = (grad if before is None
+                                           else before + grad)
+            self.steps.append((short_name(node), grads_in, grads_out))
+            sent = ", ".join(_format(g) for g in grads_out if g is not None)
+            caption = (f"Step {len(self.steps)}: {short_name(node)} ran with "
+                       f"gradient {_format(grads_in[0])}"
+                       + (f" and sent {sent}." if sent else "."))
+            self._picture(output, params, received, node, caption)
+        for leaf, grad in zip(leaves, kept):
+            leaf.grad = grad
+
+    def _picture(self, output, params, received, running, caption):
+        labels = {}
+        for node in walk(output):
+            text = short_name(node)
+            if node in received:
+                text += f"\ngrad {_format(received[node])}"
+            variable = getattr(node, "variable", None)
+            if variable is not None and variable.grad is not None:
+                text += f"\n.grad = {_format(variable.grad)}"
+            labels[node] = text
+        dot = make_dot(output, params, labels=labels, running=running)
+        self.frames.append((svg_data_uri(dot), caption))
+
+    def _repr_html_(self):
+        uid = f"toygrad-stepper-{next(_stepper_ids)}"
+        last = len(self.frames) - 1
+        frames = "".join(
+            f'<figure class="stepper-frame" data-index="{i}" '
+            f'style="margin:0;display:{"block" if i == 0 else "none"}">'
+            f'<img src="{uri}" alt="{html.escape(caption)}" '
+            'style="max-height:460px">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            for i, (uri, caption) in enumerate(self.frames))
+        return f"""<div class="toygrad-stepper" id="{uid}">
+<div class="stepper-controls" style="margin-bottom:0.5em">
+<button type="button" class="stepper-previous">&#9664; previous</button>
+<input type="range" class="stepper-slider" min="0" max="{last}" value="0"
+ aria-label="backward step">
+<button type="button" class="stepper-next">next &#9654;</button>
+<span class="stepper-position">step 0 of {last}</span>
+</div>{frames}</div>
+<script>
+(function () {{
+  const root = document.getElementById("{uid}");
+  const frames = root.querySelectorAll(".stepper-frame");
+  const slider = root.querySelector(".stepper-slider");
+  const position = root.querySelector(".stepper-position");
+  function show(index) {{
+    index = Math.max(0, Math.min({last}, index));
+    frames.forEach(function (frame, i) {{
+      frame.style.display = i === index ? "block" : "none";
+    }});
+    slider.value = index;
+    position.textContent = "step " + index + " of {last}";
+  }}
+  root.querySelector(".stepper-previous").addEventListener("click",
+    function () {{ show(Number(slider.value) - 1); }});
+  root.querySelector(".stepper-next").addEventListener("click",
+    function () {{ show(Number(slider.value) + 1); }});
+  slider.addEventListener("input",
+    function () {{ show(Number(slider.value)); }});
+}})();
+</script>"""
+
+
+def stepper(output, params=None):
+    """Step through toygrad's backward pass from ``output``, node by node."""
+    return Stepper(output, params)

@@ -552,39 +552,8 @@ def _index(dim, item):
 
 
 class Select(Function):
-    """``a[..., index, ...]`` along one dimension."""
+    """``a[..., index, ...]``: one position of one dimension (an int)."""
     node_name = "SelectBackward0"
-
-    @staticmethod
-    def forward(ctx, a, dim, index):
-        ctx.shape, ctx.dim, ctx.index = a.shape, dim, index
-        return Tensor(a.data[_index(dim, index)])
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad_input = SelectBackward.apply(grad, ctx.shape, ctx.dim, ctx.index)
-        return grad_input, None, None
-
-
-class SelectBackward(Function):
-    """Put a gradient back at ``index``, with zeros elsewhere."""
-    node_name = "SelectBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx, grad, shape, dim, index):
-        ctx.dim, ctx.index = dim, index
-        out = np.zeros(shape, grad.dtype)
-        out[_index(dim, index)] = grad.data
-        return Tensor(out)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return Select.apply(grad, ctx.dim, ctx.index), None, None, None
-
-
-class Slice(Function):
-    """``a[..., start:stop:step, ...]`` along one dimension."""
-    node_name = "SliceBackward0"
 
     @staticmethod
     def forward(ctx, a, dim, item):
@@ -593,12 +562,18 @@ class Slice(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grad_input = SliceBackward.apply(grad, ctx.shape, ctx.dim, ctx.item)
-        return grad_input, None, None
+        embed = ctx._forward_cls.embed  # SelectBackward, or SliceBackward
+        return embed.apply(grad, ctx.shape, ctx.dim, ctx.item), None, None
 
 
-class SliceBackward(Function):
-    node_name = "SliceBackwardBackward0"
+class Slice(Select):
+    """``a[..., start:stop:step, ...]``: a slice of one dimension."""
+    node_name = "SliceBackward0"
+
+
+class SelectBackward(Function):
+    """Put a gradient back where it was taken from, with zeros elsewhere."""
+    node_name = "SelectBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, dim, item):
@@ -609,7 +584,16 @@ class SliceBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Slice.apply(grad, ctx.dim, ctx.item), None, None, None
+        take = ctx._forward_cls.take  # Select, or Slice
+        return take.apply(grad, ctx.dim, ctx.item), None, None, None
+
+
+class SliceBackward(SelectBackward):
+    node_name = "SliceBackwardBackward0"
+
+
+Select.embed, Slice.embed = SelectBackward, SliceBackward
+SelectBackward.take, SliceBackward.take = Select, Slice
 
 
 # Matrix products. ``Tensor.__matmul__`` picks one as ``torch.matmul`` does.

@@ -10,11 +10,10 @@ built from the primitives.
 """
 
 import math
-import weakref
 
 from toygrad.autograd.engine import run_backward
 from toygrad.autograd.graph import (
-    ERR_BACKWARD_TWICE, AccumulateGrad, Node, next_sequence_nr)
+    ERR_BACKWARD_TWICE, Node, grad_accumulator, next_sequence_nr)
 
 
 class _Released:
@@ -188,22 +187,16 @@ class Value:
         return self.grad_fn is None
 
     def _grad_node(self):
-        """The node this value's gradients go to (``None`` if it needs none).
+        """The node gradients for this value go to (``None`` if it needs none).
 
-        A result's gradients go to its ``grad_fn``. A leaf that requires grad
-        gets an ``AccumulateGrad`` node, which the graph keeps alive; the leaf
-        refers to it only weakly, as in PyTorch, so that no reference cycle
-        forms.
+        A result's gradients go to its ``grad_fn``; a leaf that requires grad
+        has an ``AccumulateGrad`` node.
         """
         if self.grad_fn is not None:
             return self.grad_fn
         if not self.requires_grad:
             return None
-        accumulator = self._accumulator and self._accumulator()
-        if accumulator is None:
-            accumulator = AccumulateGrad(self)
-            self._accumulator = weakref.ref(accumulator)
-        return accumulator
+        return grad_accumulator(self)
 
     @staticmethod
     def _unary(data, node_class, x, saved=()):

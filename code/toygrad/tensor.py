@@ -6,13 +6,11 @@ signatures and node names. Every operation is a ``Function`` (see
 ``toygrad.ops``); this module holds the tensor itself and its methods.
 """
 
-import weakref
-
 import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import run_backward
-from toygrad.autograd.graph import AccumulateGrad
+from toygrad.autograd.graph import grad_accumulator
 
 _NO_EDGE = (None, 0)
 
@@ -117,18 +115,13 @@ class Tensor:
         """Where gradients for this tensor go: ``(node, input_nr)``.
 
         A result's go to its ``grad_fn``; a leaf that requires grad has an
-        ``AccumulateGrad`` node, which the graph keeps alive while the leaf
-        refers to it weakly (as PyTorch does: no reference cycle).
+        ``AccumulateGrad`` node.
         """
         if self.grad_fn is not None:
             return (self.grad_fn, self.output_nr)
         if not self.requires_grad:
             return _NO_EDGE
-        accumulator = self._accumulator and self._accumulator()
-        if accumulator is None:
-            accumulator = AccumulateGrad(self)
-            self._accumulator = weakref.ref(accumulator)
-        return (accumulator, 0)
+        return (grad_accumulator(self), 0)
 
     def _alias(self):
         """The same numbers and version counter, with no history."""

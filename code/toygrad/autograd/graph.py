@@ -7,6 +7,7 @@ the one PyTorch records: each result points to the node that made it
 """
 
 import itertools
+import weakref
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access "
@@ -79,3 +80,17 @@ class AccumulateGrad(Node):
         else:
             variable.grad = variable.grad + grad
         return ()
+
+
+def grad_accumulator(leaf):
+    """The AccumulateGrad node of a leaf that requires grad, made on first use.
+
+    The graph keeps the node alive, and the node keeps the leaf; the leaf
+    refers to its node only weakly (``leaf._accumulator``), as in PyTorch, so
+    that no reference cycle forms.
+    """
+    accumulator = leaf._accumulator and leaf._accumulator()
+    if accumulator is None:
+        accumulator = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(accumulator)
+    return accumulator

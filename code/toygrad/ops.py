@@ -181,8 +181,8 @@ class Pow(Function):
         if need_b:
             # d/db a**b = a**b log a; PyTorch takes it as 0 where a == 0
             # and b >= 0.
-            where_zero = _constant((a.data == 0) & (b.data >= 0))
-            safe_a = a + where_zero.data.astype(a.dtype)  # log(1) = 0 there
+            where_zero = (a.data == 0) & (b.data >= 0)
+            safe_a = a + where_zero.astype(a.dtype)  # log(1) = 0 there
             grad_b = unbroadcast(grad * out * safe_a.log(), b.shape)
         return grad_a, grad_b
 

@@ -31,18 +31,16 @@ class SavedTensor:
     so that no reference cycle forms; ``unpack`` puts the link back.
     """
 
-    __slots__ = ("tensor", "version", "output_nr", "producer")
+    __slots__ = ("tensor", "version", "output_nr")
 
     def __init__(self, tensor, node):
         self.version = tensor._version
         if tensor.grad_fn is node:
             self.tensor = tensor._alias()
             self.output_nr = tensor.output_nr
-            self.producer = None
         else:
             self.tensor = tensor
             self.output_nr = None
-            self.producer = tensor.grad_fn  # for the error message below
 
     def unpack(self, node):
         tensor = self.tensor

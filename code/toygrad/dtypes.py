@@ -52,7 +52,7 @@ def _kind(operand):
             "toygrad supports the dtypes bool, int64, float32 and float64, "
             "not complex")
     raise NotImplementedError(
-        f"toygrad does not support operands of type {_type_name(operand)}")
+        f"toygrad does not support operands of type {type_name(operand)}")
 
 
 def result_type(*operands):
@@ -86,8 +86,11 @@ def true_divide_type(*operands):
     return dtype if _CATEGORY[dtype] == 2 else DEFAULT_FLOAT
 
 
-def _type_name(value):
-    # PyTorch names types as Python does: "float", but "numpy.float64".
+def type_name(value):
+    """The name PyTorch's messages give ``value``'s type.
+
+    As Python's: "float", but "numpy.float64" for a type outside builtins.
+    """
     kind = type(value)
     if kind.__module__ == "builtins":
         return kind.__qualname__
@@ -109,7 +112,7 @@ def canonical_dim(dim, ndim, *, new_dim=False):
     """
     if not _is_int(dim):
         raise TypeError(
-            f"argument 'dim' must be int, not {_type_name(dim)}")
+            f"argument 'dim' must be int, not {type_name(dim)}")
     dim = operator.index(dim)
     size = max(ndim + new_dim, 1)  # a 0-dim tensor behaves as 1-dim here
     if not -size <= dim < size:
@@ -132,12 +135,12 @@ def canonical_dims(dims, ndim):
         return (canonical_dim(dims, ndim),)
     if not isinstance(dims, (tuple, list)):
         raise TypeError(
-            f"argument 'dim' must be tuple of ints, not {_type_name(dims)}")
+            f"argument 'dim' must be tuple of ints, not {type_name(dims)}")
     for pos, dim in enumerate(dims):
         if not _is_int(dim):
             raise TypeError(
                 "argument 'dim' must be tuple of ints, but found element "
-                f"of type {_type_name(dim)} at pos {pos}")
+                f"of type {type_name(dim)} at pos {pos}")
     dims = tuple(canonical_dim(dim, ndim) for dim in dims)
     seen = set()
     for dim in dims:

@@ -4,12 +4,21 @@ As in PyTorch, an operation records a node only when grad mode is on *and* one
 of its inputs requires grad. ``Function.apply`` turns grad mode off while a
 forward runs, and ``no_grad`` turns it off for a block of code (an optimizer's
 update, say).
+
+The switches work as PyTorch's (``torch/autograd/grad_mode.py`` and
+``torch/utils/_contextlib.py``): each is a context manager and a decorator.
 """
 
 import functools
+import inspect
+import threading
+
+from toygrad.dtypes import type_name
 
 
-class _GradMode:
+class _GradMode(threading.local):
+    # Per thread, as in PyTorch: every thread starts with grad mode on, and
+    # a no_grad block in one thread does not affect another.
     enabled = True
 
 
@@ -21,10 +30,73 @@ def is_grad_enabled():
     return state.enabled
 
 
-class _SwitchGradMode:
-    """Set grad mode to ``mode`` in a ``with`` block or decorated function."""
+class _DecoratorContextManager:
+    """A context manager that also decorates functions."""
+
+    def __call__(self, function):
+        if inspect.isclass(function):
+            # PyTorch warns that this is deprecated and wraps the class.
+            raise NotImplementedError(
+                f"toygrad's {type(self).__name__} decorates functions, "
+                "not classes")
+        if inspect.isgeneratorfunction(function):
+            return _wrap_generator(self.clone, function)
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            # A fresh context manager per call, so that recursive calls
+            # each restore their own previous mode.
+            with self.clone():
+                return function(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+def _wrap_generator(make_context, function):
+    """Set the mode each time the generator runs, not while it waits.
+
+    A ``with`` around the whole generator would leave the mode set in the
+    caller's code between two ``yield``s.
+    """
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        generator = function(*args, **kwargs)
+        try:
+            with make_context():
+                response = generator.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        generator.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller
+                    with make_context():
+                        response = generator.throw(error)
+                else:
+                    with make_context():
+                        response = generator.send(request)
+        except StopIteration as stop:  # the generator returned
+            return stop.value
+    return wrapper
+
+
+class _SwitchGradMode(_DecoratorContextManager):
+    """Set grad mode to ``mode`` in a ``with`` block or decorated function.
+
+    Used bare (``@no_grad``) it decorates at once; called (``no_grad()``)
+    it gives a context manager or decorator.
+    """
 
     mode = None
+
+    def __new__(cls, function=None):
+        if function is None:
+            return super().__new__(cls)
+        return cls()(function)
 
     def __enter__(self):
         self.previous = state.enabled
@@ -32,13 +104,6 @@ class _SwitchGradMode:
 
     def __exit__(self, *exc_info):
         state.enabled = self.previous
-
-    def __call__(self, function):
-        @functools.wraps(function)
-        def wrapper(*args, **kwargs):
-            with type(self)():
-                return function(*args, **kwargs)
-        return wrapper
 
 
 class no_grad(_SwitchGradMode):
@@ -53,15 +118,34 @@ class enable_grad(_SwitchGradMode):
     mode = True
 
 
-class set_grad_enabled:
-    """Set grad mode now; used in a ``with`` block, restore it afterwards."""
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode to ``mode`` now; a ``with`` block restores it after.
+
+    As a decorator, ``@set_grad_enabled(False)`` leaves the mode as it was
+    and sets it only while the function runs.
+    """
 
     def __init__(self, mode):
-        self.previous = state.enabled
-        state.enabled = bool(mode)
+        if not isinstance(mode, bool):  # PyTorch refuses 0, 1 or None
+            raise TypeError(
+                "set_grad_enabled(): argument 'enabled' (position 1) must "
+                f"be bool, not {type_name(mode)}")
+        self.previous, self.mode = state.enabled, mode
+        state.enabled = mode
+
+    def __call__(self, function):
+        # PyTorch's order: creating the decorator set the mode; undo that.
+        state.enabled = self.previous
+        return super().__call__(function)
 
     def __enter__(self):
-        return self
+        state.enabled = self.mode
 
     def __exit__(self, *exc_info):
         state.enabled = self.previous
+
+    def __repr__(self):
+        return f"{__name__}.set_grad_enabled(mode={self.mode})"
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -4,13 +4,21 @@ Each forward computes with NumPy on ``.data``; each backward is written with
 toygrad's own operations, so that with ``create_graph=True`` the backward pass
 is recorded too and gradients can be differentiated again. ``node_name`` is
 PyTorch's name for the node of the same operation and overload.
+
+The functions at the top check arguments as PyTorch does (dims, dtypes,
+shapes) before an operation runs, so that a mistake gets PyTorch's error and
+never a silently different answer.
 """
 
 import numpy as np
 
-from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
-from toygrad.tensor import Tensor
+from toygrad.dtypes import (
+    DEFAULT_FLOAT, canonical_dim, canonical_dims, check_dtype, result_type,
+    true_divide_type)
+from toygrad.tensor import MaxResult, Tensor
+
+__all__ = ["canonical_dim", "canonical_dims", "check_dtype"]  # re-exported
 
 
 def unbroadcast(grad, shape):
@@ -33,19 +41,113 @@ def unbroadcast(grad, shape):
     return grad
 
 
-def _wrap(value, like):
-    """A Python number as a constant tensor of ``like``'s dtype.
+# Checking and preparing arguments, as PyTorch does before it computes.
+
+def _constant(array):
+    return Tensor(array)
+
+
+def _number(value):
+    return isinstance(value, (bool, int, float)) and not isinstance(
+        value, Tensor)
+
+
+def _wrap(value, dtype):
+    """A Python number as a constant tensor of the operation's dtype.
 
     PyTorch treats ``x + 2`` as an operation on two tensors, the second a
     "wrapped number" that needs no gradient: its edge is ``(None, 0)``.
     """
     if isinstance(value, Tensor):
         return value
-    return Tensor(np.asarray(value, dtype=like.dtype))
+    if not _number(value):
+        raise TypeError(f"unsupported operand type for a toygrad tensor: "
+                        f"{type(value).__name__}")
+    return Tensor(np.asarray(value, dtype=dtype))
 
 
-def _constant(array):
-    return Tensor(array)
+def broadcast_shape(a, b):
+    """The shape of ``a op b``, or PyTorch's error if they do not broadcast."""
+    if a == b:
+        return a
+    shape = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        m = a[-i] if i <= len(a) else 1
+        n = b[-i] if i <= len(b) else 1
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b "
+                f"({n}) at non-singleton dimension {max(len(a), len(b)) - i}")
+        shape.append(n if m == 1 else m)
+    return tuple(reversed(shape))
+
+
+def binary(function, a, b):
+    """``function`` applied to ``a`` and ``b``, one of them a tensor.
+
+    The result's dtype follows PyTorch's promotion rules (see
+    ``toygrad.dtypes``), the forward computes in that dtype (``_promote``),
+    and each input's gradient comes back in the input's own dtype.
+    """
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        dtype = (true_divide_type if function is Div else result_type)(a, b)
+        a, b = _wrap(a, dtype), _wrap(b, dtype)
+    broadcast_shape(a.shape, b.shape)
+    if function is Sub and a.dtype == b.dtype == np.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not "
+            "supported. Use the `^` or `logical_xor()` operator instead.")
+    return function.apply(a, b)
+
+
+def _promote(a, b, divide=False):
+    """The arrays of ``a`` and ``b`` in the dtype of ``a op b``."""
+    x, y = a.data, b.data
+    if divide:
+        dtype = true_divide_type(a, b)
+    elif x.dtype == y.dtype:
+        return x, y
+    else:
+        dtype = result_type(a, b)
+    return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
+
+
+def scaled(other, alpha, like):
+    """``other * alpha``, for ``add_(other, alpha=...)``."""
+    if alpha == 1:
+        return other
+    return binary(Mul, other, alpha) if isinstance(other, Tensor) \
+        else other * alpha
+
+
+def floating(x):
+    """``x`` itself; an integer tensor goes in as float32, as in PyTorch."""
+    if np.issubdtype(x.dtype, np.floating):
+        return x
+    return Tensor(x.data.astype(DEFAULT_FLOAT))
+
+
+def pow_scalar_operands(x, exponent):
+    if not _number(exponent):
+        raise TypeError("unsupported exponent type for a toygrad tensor: "
+                        f"{type(exponent).__name__}")
+    dtype = result_type(x, exponent)
+    if dtype == np.int64 and exponent < 0:
+        raise RuntimeError(
+            "Integers to negative integer powers are not allowed.")
+    if dtype != x.dtype:
+        x = Tensor(x.data.astype(dtype))
+    return x, exponent
+
+
+def rpow_operands(x, base):
+    if not _number(base):
+        raise TypeError("unsupported base type for a toygrad tensor: "
+                        f"{type(base).__name__}")
+    if not np.issubdtype(result_type(x, base), np.floating):
+        raise NotImplementedError(
+            "toygrad supports number ** tensor only for a floating result")
+    return x, base
 
 
 # Arithmetic with broadcasting.
@@ -56,7 +158,8 @@ class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = a.shape, b.shape
-        return Tensor(a.data + b.data)
+        x, y = _promote(a, b)
+        return Tensor(x + y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -72,7 +175,8 @@ class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = a.shape, b.shape
-        return Tensor(a.data - b.data)
+        x, y = _promote(a, b)
+        return Tensor(x - y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -82,13 +186,25 @@ class Sub(Function):
                 unbroadcast(-grad, b_shape) if need_b else None)
 
 
+def rsub(x, number):
+    """``number - x``: PyTorch's ``rsub``, with the number as an argument."""
+    dtype = result_type(x, number)
+    if dtype == np.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not "
+            "supported. If you are trying to invert a mask, use the `~` or "
+            "`logical_not()` operator instead.")
+    return Rsub.apply(x, np.asarray(number, dtype))
+
+
 class Rsub(Function):
-    """number - tensor"""
+    """number - tensor, PyTorch's ``rsub``."""
     node_name = "RsubBackward1"
 
     @staticmethod
-    def forward(ctx, a, number):
-        return Tensor(number - a.data)
+    def forward(ctx, a, number):  # number: a 0-dim array
+        x, y = _promote(a, Tensor(number))
+        return Tensor(y - x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -97,6 +213,7 @@ class Rsub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    saves_self = 1  # which saved tensor is the first input (see views)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -104,7 +221,8 @@ class Mul(Function):
         # Save only what the needed gradients use: d(ab)/da = b, d(ab)/db = a.
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
         ctx.shapes = a.shape, b.shape
-        return Tensor(a.data * b.data)
+        x, y = _promote(a, b)
+        return Tensor(x * y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -116,18 +234,24 @@ class Mul(Function):
 
 class Div(Function):
     node_name = "DivBackward0"
+    saves_self = 0  # which saved tensor is the first input (see views)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return Tensor(a.data / b.data)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b)
+        ctx.shapes = a.shape, b.shape
+        x, y = _promote(a, b, divide=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return Tensor(x / y)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (unbroadcast(grad / b, a.shape) if need_a else None,
-                unbroadcast(-grad * a / (b * b), b.shape) if need_b else None)
+        a_shape, b_shape = ctx.shapes
+        return (unbroadcast(grad / b, a_shape) if need_a else None,
+                unbroadcast(-grad * a / (b * b), b_shape) if need_b else None)
 
 
 class Neg(Function):
@@ -150,7 +274,8 @@ class PowScalar(Function):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return Tensor(a.data ** exponent)
+        with np.errstate(all="ignore"):
+            return Tensor(a.data ** np.asarray(exponent, a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -167,7 +292,9 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = Tensor(a.data ** b.data)
+        x, y = _promote(a, b)
+        with np.errstate(all="ignore"):
+            out = Tensor(x ** y)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -182,7 +309,7 @@ class Pow(Function):
             # d/db a**b = a**b log a; PyTorch takes it as 0 where a == 0
             # and b >= 0.
             where_zero = (a.data == 0) & (b.data >= 0)
-            safe_a = a + where_zero.astype(a.dtype)  # log(1) = 0 there
+            safe_a = a + _constant(where_zero.astype(a.dtype))  # log 1 = 0
             grad_b = unbroadcast(grad * out * safe_a.log(), b.shape)
         return grad_a, grad_b
 
@@ -193,9 +320,10 @@ class RPow(Function):
 
     @staticmethod
     def forward(ctx, a, base):
-        out = Tensor(np.asarray(base, dtype=a.dtype) ** a.data)
+        with np.errstate(all="ignore"):
+            out = Tensor(np.asarray(base, dtype=a.dtype) ** a.data)
+            ctx.log_base = float(np.log(np.float64(base)))
         ctx.save_for_backward(out)
-        ctx.log_base = float(np.log(base))
         return out
 
     @staticmethod
@@ -209,7 +337,8 @@ class Reciprocal(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor(1 / a.data)
+        with np.errstate(divide="ignore"):
+            out = Tensor(1 / a.data)
         ctx.save_for_backward(out)
         return out
 
@@ -226,7 +355,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor(np.exp(a.data))
+        with np.errstate(over="ignore"):
+            out = Tensor(np.exp(a.data))
         ctx.save_for_backward(out)
         return out
 
@@ -242,7 +372,8 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return Tensor(np.log(a.data))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return Tensor(np.log(a.data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -289,7 +420,10 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor(np.maximum(a.data, 0))
+        if a.dtype == np.bool_:
+            raise RuntimeError('"clamp_min_scalar_cpu" not implemented for '
+                               "'Bool'")
+        out = Tensor(np.maximum(a.data, np.zeros((), a.dtype)))
         ctx.save_for_backward(out)
         return out
 
@@ -309,23 +443,39 @@ class ThresholdBackward(Function):
 
     @staticmethod
     def forward(ctx, grad, out):
-        ctx.mask = out.data > 0
-        return Tensor(grad.data * ctx.mask)
+        ctx.save_for_backward(out)
+        return Tensor(np.where(out.data > 0, grad.data,
+                               np.zeros((), grad.dtype)))
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad * _constant(ctx.mask), None
+    def backward(ctx, grad_grad):
+        (out,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_grad, out), None
 
 
 # Reductions.
 
-def _dims(dim, ndim):
-    """``dim`` (None, an int or a tuple) as a sorted tuple of dims >= 0."""
-    if dim is None:
-        return tuple(range(ndim))
-    if isinstance(dim, int):
-        dim = (dim,)
-    return tuple(sorted(d % ndim for d in dim))
+def reduce(all_function, dim_function, x, dim, keepdim):
+    """``x.sum(dim, keepdim)`` or ``x.mean(...)``: PyTorch's two overloads.
+
+    Without ``dim`` (and without ``keepdim``) it is the overload that
+    reduces everything (``SumBackward0``); else the one with dims
+    (``SumBackward1``), where an empty tuple means every dim too.
+    """
+    if all_function is MeanAll and not np.issubdtype(x.dtype, np.floating):
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either "
+            "a floating point or complex dtype. Got: "
+            + {"int64": "Long", "bool": "Bool"}[str(x.dtype)])
+    if dim is None and not keepdim:
+        return all_function.apply(x)
+    dims = canonical_dims(dim, x.ndim)
+    return dim_function.apply(x, dims or tuple(range(x.ndim)), keepdim)
+
+
+def _sum_dtype(a):
+    # Integers and bools are summed in int64, as in PyTorch.
+    return a.dtype if np.issubdtype(a.dtype, np.floating) else np.int64
 
 
 def _expand_back(grad, shape, dims, keepdim):
@@ -344,7 +494,7 @@ class SumAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return Tensor(np.asarray(a.data.sum(), dtype=a.dtype))
+        return Tensor(a.data.sum(dtype=_sum_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -357,7 +507,8 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return Tensor(np.asarray(a.data.sum(axis=dims, keepdims=keepdim)))
+        return Tensor(a.data.sum(axis=dims, keepdims=keepdim,
+                                 dtype=_sum_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -370,7 +521,8 @@ class MeanAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return Tensor(np.asarray(a.data.mean(), dtype=a.dtype))
+        with np.errstate(invalid="ignore"):  # the mean of nothing is nan
+            return Tensor(np.asarray(a.data.mean(), dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -383,8 +535,9 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return Tensor(np.asarray(a.data.mean(axis=dims, keepdims=keepdim),
-                                 dtype=a.dtype))
+        with np.errstate(invalid="ignore"):
+            return Tensor(np.asarray(
+                a.data.mean(axis=dims, keepdims=keepdim), dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -393,20 +546,37 @@ class Mean(Function):
                 None, None)
 
 
+def reduce_max(x, dim=None, keepdim=False):
+    """``x.max()``, or ``x.max(dim)``: (values, indices) along ``dim``."""
+    if dim is None:
+        if x.data.size == 0:
+            raise RuntimeError(
+                "max(): Expected reduction dim to be specified for "
+                "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                "argument.")
+        return MaxAll.apply(x)
+    dim = canonical_dim(dim, x.ndim)
+    if x.ndim and x.shape[dim] == 0:
+        raise IndexError(
+            f"max(): Expected reduction dim {dim} to have non-zero size.")
+    return MaxResult(*MaxDim.apply(x, dim, keepdim))
+
+
 class MaxAll(Function):
     node_name = "MaxBackward1"
 
     @staticmethod
     def forward(ctx, a):
-        out = a.data.max()
-        # The gradient is shared evenly among all elements equal to the max.
-        where = a.data == out
-        ctx.share = _constant((where / where.sum()).astype(a.dtype))
-        return Tensor(np.asarray(out))
+        out = Tensor(a.data.max())
+        ctx.save_for_backward(a, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.share
+        # The gradient is shared evenly among all elements equal to the max.
+        a, out = ctx.saved_tensors
+        where = a.data == out.data
+        return grad * _constant((where / where.sum()).astype(a.dtype))
 
 
 class MaxDim(Function):
@@ -414,28 +584,133 @@ class MaxDim(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim):
-        indices = np.expand_dims(a.data.argmax(axis=dim), dim)
-        values = np.take_along_axis(a.data, indices, axis=dim)
-        one_hot = np.zeros_like(a.data)
-        np.put_along_axis(one_hot, indices, 1, axis=dim)
-        ctx.one_hot, ctx.dim, ctx.keepdim = _constant(one_hot), dim, keepdim
-        if not keepdim:
+        data = a.data if a.ndim else a.data.reshape(1)
+        indices = np.expand_dims(data.argmax(axis=dim), dim)
+        values = np.take_along_axis(data, indices, axis=dim)
+        if not keepdim or not a.ndim:
             values, indices = values.squeeze(dim), indices.squeeze(dim)
         values, indices = Tensor(values), Tensor(indices)
         ctx.mark_non_differentiable(indices)
+        ctx.shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
+        ctx.save_for_backward(indices)
         return values, indices
 
     @staticmethod
     def backward(ctx, grad_values, grad_indices):
-        if not ctx.keepdim:
-            grad_values = grad_values.unsqueeze(ctx.dim)
-        return grad_values * ctx.one_hot, None, None
+        (indices,) = ctx.saved_tensors
+        return IndexSelectBackward.apply(
+            grad_values, indices, ctx.shape, ctx.dim, ctx.keepdim), None, None
 
 
-# Shapes: these return views of the input's numbers, as PyTorch does.
+class IndexSelectBackward(Function):
+    """Put each value's gradient back at the position its index names.
+
+    The gradient of ``max(dim)`` (PyTorch's ``value_selecting_reduction_
+    backward``): zeros, with ``grad`` scattered along ``dim``.
+    """
+    node_name = "ValueSelectingReductionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, indices, shape, dim, keepdim):
+        index, values = indices.data, grad.data
+        if not shape:
+            return Tensor(values.reshape(()).copy())
+        if not keepdim:
+            index = np.expand_dims(index, dim)
+            values = np.expand_dims(values, dim)
+        out = np.zeros(shape, grad.dtype)
+        np.put_along_axis(out, index, values, axis=dim)
+        ctx.save_for_backward(indices)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        raise NotImplementedError(
+            "toygrad does not support differentiating the gradient of "
+            "max(dim) again")
+
+
+# Shapes. These return views: tensors that share the input's numbers (and
+# its version counter), as PyTorch's do. Each view operation (``is_view``)
+# says how to take the same view of another array (``take``), which is how
+# an in-place change through a view finds its way into the base (see
+# toygrad.views).
+
+def _resolve_shape(shape, numel):
+    """``shape`` with its one ``-1`` filled in, checked against ``numel``."""
+    shape = tuple(int(size) for size in shape)
+    unknown = [i for i, size in enumerate(shape) if size == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([size for size in shape if size != -1]))
+    if any(size < -1 for size in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    if unknown and known and numel % known == 0:
+        shape = shape[:unknown[0]] + (numel // known,) + shape[unknown[0] + 1:]
+    elif unknown or known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of "
+                           f"size {numel}")
+    return shape
+
+
+def _can_view(array, shape):
+    """Whether NumPy can give ``array`` this shape without copying."""
+    try:
+        array.view().shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
+def view(x, shape):
+    shape = _resolve_shape(shape, x.data.size)
+    if not _can_view(x.data, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride "
+            "(at least one dimension spans across two contiguous subspaces). "
+            "Use .reshape(...) instead.")
+    return View.apply(x, shape)
+
+
+def reshape(x, shape):
+    """A view when the numbers allow one, else a copy (as PyTorch)."""
+    shape = _resolve_shape(shape, x.data.size)
+    if x.data.flags.c_contiguous:
+        return View.apply(x, shape)
+    if _can_view(x.data, shape):  # a view with other strides
+        return ReshapeAlias.apply(x, shape)
+    return UnsafeView.apply(Clone.apply(x), shape)  # copy into order first
+
 
 class View(Function):
     node_name = "ViewBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.shape, ctx.new_shape = a.shape, shape
+        return Tensor(View.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        view = array.view()
+        view.shape = ctx.new_shape
+        return view
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+
+class ReshapeAlias(View):
+    """A reshape that is a view with other strides (not a plain view)."""
+    node_name = "ReshapeAliasBackward0"
+
+
+class UnsafeView(Function):
+    """A reshape of a fresh copy: PyTorch does not track it as a view."""
+    node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -445,15 +720,6 @@ class View(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
-
-
-class UnsafeView(View):
-    node_name = "UnsafeViewBackward0"
-
-
-class ReshapeAlias(View):
-    """A reshape that is a view with other strides (not a plain view)."""
-    node_name = "ReshapeAliasBackward0"
 
 
 class Clone(Function):
@@ -468,39 +734,97 @@ class Clone(Function):
         return grad
 
 
+class Alias(Function):
+    """``x[...]``: a new tensor for the same numbers."""
+    node_name = "AliasBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return Tensor(Alias.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return array.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def permute(x, dims):
+    if len(dims) != x.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input "
+            "does not match the length of the desired ordering of dimensions "
+            f"i.e. input.dim() = {x.ndim} is not equal to len(dims) = "
+            f"{len(dims)}")
+    dims = tuple(canonical_dim(d, x.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(x, dims)
+
+
 class Permute(Function):
     node_name = "PermuteBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return Tensor(a.data.transpose(dims))
+        return Tensor(Permute.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return array.transpose(ctx.dims)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.permute(tuple(np.argsort(ctx.dims))), None
+        return grad.permute(tuple(np.argsort(ctx.dims).tolist())), None
+
+
+def transpose(x, dim0, dim1):
+    return Transpose.apply(x, canonical_dim(dim0, x.ndim),
+                           canonical_dim(dim1, x.ndim))
 
 
 class Transpose(Function):
     node_name = "TransposeBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dims = dim0, dim1
-        return Tensor(np.swapaxes(a.data, dim0, dim1))
+        return Tensor(Transpose.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return np.swapaxes(array, *ctx.dims) if array.ndim else array.view()
 
     @staticmethod
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims), None, None
 
 
+def t(x):
+    if x.ndim > 2:
+        raise RuntimeError("t() expects a tensor with <= 2 dimensions, but "
+                           f"self is {x.ndim}D")
+    return T.apply(x)
+
+
 class T(Function):
     """The transpose of a matrix, ``a.t()``."""
     node_name = "TBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx, a):
-        return Tensor(a.data.T)
+        return Tensor(T.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return array.T
 
     @staticmethod
     def backward(ctx, grad):
@@ -509,41 +833,200 @@ class T(Function):
 
 class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return Tensor(np.expand_dims(a.data, dim))
+        return Tensor(Unsqueeze.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return np.expand_dims(array, ctx.dim)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim), None
 
 
+def squeeze(x, dim=None):
+    if dim is None:
+        return Squeeze.apply(x, tuple(i for i, size in enumerate(x.shape)
+                                      if size == 1))
+    if isinstance(dim, (tuple, list)):
+        raise NotImplementedError(
+            "toygrad's squeeze takes one dim or none, not a tuple of dims")
+    dim = canonical_dim(dim, x.ndim)
+    dims = (dim,) if x.ndim and x.shape[dim] == 1 else ()
+    return SqueezeDim.apply(x, dims)
+
+
 class Squeeze(Function):
-    node_name = "SqueezeBackward4"
+    """``x.squeeze()``: every dim of size 1 removed."""
+    node_name = "SqueezeBackward0"
+    is_view = True
 
     @staticmethod
-    def forward(ctx, a, dim):
-        ctx.dim = dim
-        return Tensor(np.squeeze(a.data, dim))
+    def forward(ctx, a, dims):
+        ctx.shape, ctx.dims = a.shape, dims
+        return Tensor(Squeeze.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return np.squeeze(array, ctx.dims)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.unsqueeze(ctx.dim), None
+        return grad.reshape(ctx.shape), None
+
+
+class SqueezeDim(Squeeze):
+    """``x.squeeze(dim)``: that dim removed if its size is 1."""
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """The squeeze ``matmul`` uses to drop a vector's added dim."""
+    node_name = "SqueezeBackward4"
+
+
+def expand(x, shape):
+    shape = tuple(int(size) for size in shape)
+    if len(shape) < x.ndim:
+        raise RuntimeError(
+            f"expand({_tensor_type(x)}{{{list(x.shape)}}}, size={list(shape)}"
+            f"): the number of sizes provided ({len(shape)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({x.ndim})")
+    lead = len(shape) - x.ndim
+    final = list(shape)
+    for i, size in enumerate(shape):
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) isn't allowed "
+                    "in a leading, non-existing dimension 0")
+            continue
+        old = x.shape[i - lead]
+        if size == -1:
+            final[i] = old
+        elif old != size and old != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) must match the "
+                f"existing size ({old}) at non-singleton dimension {i}.  "
+                f"Target sizes: {list(shape)}.  Tensor sizes: "
+                f"{list(x.shape)}")
+    return Expand.apply(x, tuple(final))
+
+
+def _tensor_type(x):
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+            "int64": "torch.LongTensor",
+            "bool": "torch.BoolTensor"}[str(x.dtype)]
 
 
 class Expand(Function):
     node_name = "ExpandBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, shape):
-        ctx.shape = a.shape
-        return Tensor(np.broadcast_to(a.data, shape))
+        ctx.shape, ctx.new_shape = a.shape, shape
+        return Tensor(Expand.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return np.broadcast_to(array, ctx.new_shape)
 
     @staticmethod
     def backward(ctx, grad):
         return unbroadcast(grad, ctx.shape), None
+
+
+def sum_to_size(x, shape):
+    shape = tuple(shape)
+    try:
+        expanded = broadcast_shape(shape, x.shape)
+    except RuntimeError:
+        expanded = None
+    if expanded != x.shape:
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to "
+                           f"size {{{list(x.shape)}}}.")
+    return unbroadcast(x, shape)
+
+
+# Indexing with ints, slices, None and ``...``, as PyTorch's basic indexing.
+
+def getitem(x, key):
+    """``x[key]``, one dimension at a time, recorded as PyTorch records it."""
+    single = not isinstance(key, tuple)
+    items = (key,) if single else key
+    for item in items:
+        if not (item is None or item is Ellipsis
+                or isinstance(item, slice) or _is_index(item)):
+            _unsupported_index(item)
+    used = sum(1 for item in items if item is not None and item is not
+               Ellipsis)
+    if used > x.ndim:
+        if x.ndim == 0 and used == 1 and _is_index(items[0]):
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                "Python or `tensor.item<T>()` in C++ to convert a 0-dim "
+                "tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension "
+                         f"{x.ndim}")
+    if single and isinstance(key, slice):  # x[a:b] is always a new slice
+        return _slice(x, 0, key, always=True)
+    result, dim = x, 0
+    for item in items:
+        if item is None:
+            result = Unsqueeze.apply(result, dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim += x.ndim - used
+        elif isinstance(item, slice):
+            result = _slice(result, dim, item, always=False)
+            dim += 1
+        else:
+            size = result.shape[dim]
+            index = int(item)
+            if not -size <= index < size:
+                raise IndexError(f"index {index} is out of bounds for "
+                                 f"dimension {dim} with size {size}")
+            result = Select.apply(result, dim, index % size)
+    if result is x:  # nothing taken, as in x[...] or x[:, :]
+        result = Alias.apply(x)
+    return result
+
+
+def _is_index(item):
+    return isinstance(item, (int, np.integer)) and not isinstance(
+        item, (bool, np.bool_))
+
+
+def _unsupported_index(item):
+    if isinstance(item, (float, np.floating)):
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or "
+            "byte Variables are valid indices (got float)")
+    kind = "a bool" if isinstance(item, (bool, np.bool_)) else \
+        f"a {type(item).__name__}"
+    raise NotImplementedError(
+        f"toygrad supports basic indexing only (ints, slices, None, ...), "
+        f"not indexing with {kind}: PyTorch's advanced indexing "
+        "(IndexBackward0) is not implemented")
+
+
+def _slice(x, dim, item, always):
+    """``x`` sliced along ``dim`` (a full slice skipped unless ``always``)."""
+    if item.step is not None and int(item.step) == 0:
+        raise ValueError("slice step cannot be zero")
+    if item.step is not None and int(item.step) < 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, step = item.indices(x.shape[dim])
+    stop = max(stop, start)
+    if not always and (start, stop, step) == (0, x.shape[dim], 1):
+        return x
+    return Slice.apply(x, dim, slice(start, stop, step))
 
 
 def _index(dim, item):
@@ -554,11 +1037,16 @@ def _index(dim, item):
 class Select(Function):
     """``a[..., index, ...]``: one position of one dimension (an int)."""
     node_name = "SelectBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dim, item):
         ctx.shape, ctx.dim, ctx.item = a.shape, dim, item
-        return Tensor(a.data[_index(dim, item)])
+        return Tensor(Select.take(ctx, a.data))
+
+    @staticmethod
+    def take(ctx, array):
+        return array[_index(ctx.dim, ctx.item)]
 
     @staticmethod
     def backward(ctx, grad):
@@ -584,7 +1072,7 @@ class SelectBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        take = ctx._forward_cls.take  # Select, or Slice
+        take = ctx._forward_cls.take_back  # Select, or Slice
         return take.apply(grad, ctx.dim, ctx.item), None, None, None
 
 
@@ -593,10 +1081,94 @@ class SliceBackward(SelectBackward):
 
 
 Select.embed, Slice.embed = SelectBackward, SliceBackward
-SelectBackward.take, SliceBackward.take = Select, Slice
+SelectBackward.take_back, SliceBackward.take_back = Select, Slice
 
 
-# Matrix products. ``Tensor.__matmul__`` picks one as ``torch.matmul`` does.
+class Unbind(Function):
+    """``x.unbind(dim)``, and iterating over a tensor: one node, n views."""
+    node_name = "UnbindBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        return tuple(Tensor(Unbind.take(ctx, a.data, i))
+                     for i in range(a.shape[dim]))
+
+    @staticmethod
+    def take(ctx, array, output_nr=0):
+        return array[_index(ctx.dim, output_nr)]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Stack.apply(ctx.dim, *grads), None
+
+
+class Stack(Function):
+    """Tensors of one shape stacked along a new dim (unbind's gradient)."""
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        return Tensor(np.stack([t.data for t in tensors], dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + Unbind.apply(grad, ctx.dim)
+
+
+# Matrix products. ``matmul`` picks one as ``torch.matmul`` does.
+
+_C_NAME = {"float32": "float", "float64": "double", "int64": "long int",
+           "bool": "bool"}
+
+
+def _same_dtype(a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_C_NAME[str(a.dtype)]} != {_C_NAME[str(b.dtype)]}")
+
+
+def mm(a, b):
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+            f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    _same_dtype(a, b)
+    return Mm.apply(a, b)
+
+
+def mv(a, v):
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, "
+                           f"{a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+            f"{a.shape[1]}), vec ({v.shape[0]})")
+    _same_dtype(a, v)
+    return Mv.apply(a, v)
+
+
+def bmm(a, b):
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+            f"{b.shape[1]}].")
+    _same_dtype(a, b)
+    return Bmm.apply(a, b)
+
 
 class Mm(Function):
     node_name = "MmBackward0"
@@ -641,15 +1213,15 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, a, v):
-        ctx.save_for_backward(a, v)
+        need_a, need_v = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_v else None, v if need_a else None)
         return Tensor(a.data @ v.data)
 
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        need_a, need_v = ctx.needs_input_grad
-        return (grad.unsqueeze(1) * v if need_a else None,
-                a.t().mv(grad) if need_v else None)
+        return (None if v is None else grad.unsqueeze(1) * v,
+                None if a is None else a.t().mv(grad))
 
 
 class Dot(Function):
@@ -657,14 +1229,15 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, v, w):
-        ctx.save_for_backward(v, w)
-        return Tensor(np.asarray(v.data @ w.data))
+        need_v, need_w = ctx.needs_input_grad
+        ctx.save_for_backward(v if need_w else None, w if need_v else None)
+        return Tensor(v.data @ w.data)
 
     @staticmethod
     def backward(ctx, grad):
         v, w = ctx.saved_tensors
-        need_v, need_w = ctx.needs_input_grad
-        return (grad * w if need_v else None, grad * v if need_w else None)
+        return (None if w is None else grad * w,
+                None if v is None else grad * v)
 
 
 class Bmm(Function):
@@ -672,31 +1245,48 @@ class Bmm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return Tensor(a.data @ b.data)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        need_a, need_b = ctx.needs_input_grad
-        return (grad.bmm(b.transpose(1, 2)) if need_a else None,
-                a.transpose(1, 2).bmm(grad) if need_b else None)
+        return (None if b is None else grad.bmm(b.transpose(1, 2)),
+                None if a is None else a.transpose(1, 2).bmm(grad))
 
 
 def matmul(a, b):
     """``a @ b`` for 1-D, 2-D and batched operands, split as PyTorch does."""
+    if not isinstance(b, Tensor):
+        raise TypeError("unsupported operand type(s) for @: 'Tensor' and "
+                        f"'{type(b).__name__}'")
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            "both arguments to matmul need to be at least 1D, but they are "
+            f"{a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
+        if a.shape != b.shape:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [{0}] and src "
+                "[{1}] to have the same number of elements, but got {0} and "
+                "{1} elements respectively".format(a.shape[0], b.shape[0]))
+        if a.dtype != b.dtype:
+            raise RuntimeError(
+                "dot : expected both vectors to have same dtype, but found "
+                f"{_TORCH_NAME[str(a.dtype)]} and "
+                f"{_TORCH_NAME[str(b.dtype)]}")
         return Dot.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
-        return Mv.apply(a, b)
+        return mv(a, b)
     if a.ndim == 1 and b.ndim == 2:
-        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+        return SqueezeDims.apply(mm(a.unsqueeze(0), b), (0,))
     if a.ndim == 2 and b.ndim == 2:
-        return Mm.apply(a, b)
+        return mm(a, b)
     if a.ndim >= 3 and b.ndim <= 2:
         # Fold the batch into the rows: one big matrix product.
         rows = a.reshape((-1, a.shape[-1]))
-        out = Mv.apply(rows, b) if b.ndim == 1 else Mm.apply(rows, b)
+        out = mv(rows, b) if b.ndim == 1 else mm(rows, b)
         return UnsafeView.apply(out, a.shape[:-1] + b.shape[1:])
     # Batched on both sides: broadcast the batch dimensions, then bmm.
     vector_a, vector_b = a.ndim == 1, b.ndim == 1
@@ -704,16 +1294,25 @@ def matmul(a, b):
         a = a.unsqueeze(0)
     if vector_b:
         b = b.unsqueeze(-1)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = broadcast_shape(a.shape[:-2], b.shape[:-2])
     n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
+    if b.shape[-2] != k:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
+            f"{b.shape[-2]}].")
     a3 = a.expand(batch + (n, k)).reshape((-1, n, k))
     b3 = b.expand(batch + (k, m)).reshape((-1, k, m))
-    out = UnsafeView.apply(Bmm.apply(a3, b3), batch + (n, m))
+    out = UnsafeView.apply(bmm(a3, b3), batch + (n, m))
     if vector_a:
-        out = out.squeeze(-2)
+        out = SqueezeDims.apply(out, (out.ndim - 2,))
     if vector_b:
-        out = out.squeeze(-1)
+        out = SqueezeDims.apply(out, (out.ndim - 1,))
     return out
+
+
+_TORCH_NAME = {"float32": "Float", "float64": "Double", "int64": "Long",
+               "bool": "Bool"}
 
 
 # Neural-network functions (see toygrad.nn.functional).
@@ -769,21 +1368,26 @@ class NllLoss(Function):
 
     @staticmethod
     def forward(ctx, log_probs, target):
+        # The labels come in as an array: PyTorch gives them no edge.
         rows = np.arange(len(target))
         picked = log_probs.data[rows, target]
-        # The gradient of the mean: -1/N at each target position, 0 elsewhere.
-        pick = np.zeros_like(log_probs.data)
-        pick[rows, target] = -1.0 / len(rows)
-        ctx.pick = _constant(pick)
-        loss = -picked.sum() / len(rows)
-        return Tensor(np.asarray(loss, dtype=log_probs.dtype))
+        ctx.save_for_backward(Tensor(target))
+        ctx.shape = log_probs.shape
+        return Tensor(np.asarray(-picked.sum() / len(rows),
+                                 dtype=log_probs.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.pick, None
+        (target,) = ctx.saved_tensors
+        # The gradient of the mean: -1/N at each target's position.
+        rows = len(target.data)
+        pick = np.zeros(ctx.shape, grad.dtype)
+        pick[np.arange(rows), target.data] = -1.0 / rows
+        return grad * _constant(pick), None
 
 
-# In-place operations rewrite a tensor's numbers and history.
+# In-place operations (see toygrad.views.inplace): the forward computes the
+# new numbers; inplace writes them into the tensor.
 
 class Zero(Function):
     node_name = "ZeroBackward0"
@@ -797,20 +1401,22 @@ class Zero(Function):
         return grad * 0.0
 
 
-def inplace(target, function, *args):
-    """Run ``function`` on ``target`` and write the result into ``target``.
+class Copy(Function):
+    """``a.copy_(source)``: ``a``'s numbers replaced by ``source``'s."""
+    node_name = "CopyBackwards"
 
-    The new node's edge leads to ``target``'s old history; then ``target``
-    takes the new history, and its version counter goes up, so that a
-    backward that needs the old numbers can tell they are gone.
-    """
-    if target.requires_grad and target.is_leaf and grad_mode.state.enabled:
-        raise RuntimeError("a leaf Variable that requires grad is being used "
-                           "in an in-place operation.")
-    result = function.apply(target, *args)
-    np.copyto(target.data, result.data)
-    target._bump_version()
-    if result.grad_fn is not None:
-        target.grad_fn, target.output_nr = result.grad_fn, result.output_nr
-        target.requires_grad = True
-    return target
+    @staticmethod
+    def forward(ctx, a, source):
+        ctx.source_meta = source.shape, source.dtype
+        return Tensor(np.broadcast_to(source.data, a.shape).astype(a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, dtype = ctx.source_meta
+        need_a, need_source = ctx.needs_input_grad
+        return (grad * 0.0 if need_a else None,
+                unbroadcast(grad, shape) if need_source else None)
+
+
+# view operations are tracked by toygrad.views, which builds on these.
+from toygrad import views  # noqa: E402,F401

@@ -6,6 +6,8 @@ signatures and node names. Every operation is a ``Function`` (see
 ``toygrad.ops``); this module holds the tensor itself and its methods.
 """
 
+import warnings
+
 import numpy as np
 
 from toygrad.autograd import grad_mode
@@ -13,6 +15,23 @@ from toygrad.autograd.engine import run_backward
 from toygrad.autograd.graph import grad_accumulator
 
 _NO_EDGE = (None, 0)
+
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+    "accessed. Its .grad attribute won't be populated during "
+    "autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf "
+    "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+    "information.")
+
+
+_T_DEPRECATED = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+    "shape is deprecated and it will throw an error in a future release. "
+    "Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+    "of a tensor.")
 
 
 def _size(shape):
@@ -26,19 +45,26 @@ class Tensor:
     the NumPy array holding the numbers.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "output_nr",
-                 "_version_counter", "_accumulator", "__weakref__")
+    __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "output_nr",
+                 "_version_counter", "_accumulator", "_base", "_view",
+                 "__weakref__")
 
     def __init__(self, data, requires_grad=False):
+        if type(data) is not np.ndarray:  # NumPy gives scalars for 0-dim
+            data = np.asarray(data)
         self.data = data
-        self.grad = None
-        self.requires_grad = requires_grad
-        self.grad_fn = None
+        self._grad = None
+        self._requires_grad = requires_grad
+        self._grad_fn = None
         self.output_nr = 0  # which output of grad_fn this tensor is
-        # A one-element list shared by a tensor and its aliases, made when
-        # first needed; in-place operations bump it.
+        # A one-element list shared by a tensor, its views and its aliases,
+        # made when first needed; in-place operations bump it.
         self._version_counter = None
         self._accumulator = None  # weak reference: this leaf's AccumulateGrad
+        # For a view: the tensor that owns the numbers, and how the view was
+        # taken from it (see toygrad.views).
+        self._base = None
+        self._view = None
 
     # What a tensor is.
 
@@ -58,18 +84,102 @@ class Tensor:
         return self.data.ndim
 
     def size(self, dim=None):
-        return self.data.shape if dim is None else self.data.shape[dim]
+        if dim is None:
+            return self.data.shape
+        return self.data.shape[ops.canonical_dim(dim, self.ndim)]
 
     def numel(self):
         return self.data.size
 
     def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
         return len(self.data)
 
     @property
     def is_leaf(self):
         """True for tensors made by the user, False for recorded results."""
         return self.grad_fn is None
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf).
+
+        A view whose numbers were changed in place, through itself, its base
+        or another view of the base, gets a new node first, as in PyTorch.
+        """
+        view = self._view
+        if view is not None and view.version != self._version_counter[0]:
+            views.refresh_grad_fn(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    @property
+    def requires_grad(self):
+        """Whether gradients flow to this tensor: a leaf that asked for
+        them, a recorded result, or a view of a tensor that requires grad."""
+        return (self._requires_grad or self._grad_fn is not None
+                or (self._base is not None and self._base.requires_grad))
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad):
+        if self.grad_fn is not None:
+            message = "you can only change requires_grad flags of leaf " \
+                "variables."
+            if not requires_grad:
+                message += (
+                    " If you want to use a computed variable in a subgraph "
+                    "that doesn't require differentiation use var_no_grad = "
+                    "var.detach().")
+            raise RuntimeError(message)
+        if requires_grad and not np.issubdtype(self.dtype, np.floating):
+            raise RuntimeError("only Tensors of floating point and complex "
+                               "dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not np.issubdtype(self.dtype, np.floating):
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        """The gradient that ``backward`` accumulated here (leaves only)."""
+        if self._grad_fn is not None or (self._base is not None
+                                         and self.grad_fn is not None):
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, grad):
+        if grad is not None:
+            if not isinstance(grad, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or "
+                                "None but got grad of type "
+                                f"{type(grad).__name__}")
+            if grad.dtype != self.dtype:
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{_c_name(grad.dtype)}' to a tensor with grad_dtype "
+                    f"'{_torch_name(self.dtype)}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute "
+                    "with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems "
+                    "that assume they match.")
+            if grad.shape != self.shape:
+                raise RuntimeError(
+                    "attempting to assign a gradient of size "
+                    f"'{list(grad.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+        self._grad = grad
 
     @property
     def _version(self):
@@ -85,6 +195,9 @@ class Tensor:
             self._version_counter = [0]
         return self._version_counter
 
+    def _is_view(self):
+        return self._base is not None
+
     def numpy(self):
         if self.requires_grad:
             raise RuntimeError(
@@ -93,6 +206,9 @@ class Tensor:
         return self.data
 
     def item(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"a Tensor with {self.data.size} elements "
+                               "cannot be converted to Scalar")
         return self.data.item()
 
     def tolist(self):
@@ -103,8 +219,9 @@ class Tensor:
         extras = []
         if self.dtype not in (np.float32, np.int64, np.bool_):
             extras.append(f"dtype={self.dtype}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        grad_fn = self.grad_fn
+        if grad_fn is not None:
+            extras.append(f"grad_fn=<{grad_fn.name()}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return f"tensor({', '.join([numbers] + extras)})"
@@ -117,9 +234,10 @@ class Tensor:
         A result's go to its ``grad_fn``; a leaf that requires grad has an
         ``AccumulateGrad`` node.
         """
-        if self.grad_fn is not None:
-            return (self.grad_fn, self.output_nr)
-        if not self.requires_grad:
+        grad_fn = self._grad_fn if self._view is None else self.grad_fn
+        if grad_fn is not None:
+            return (grad_fn, self.output_nr)
+        if not self._requires_grad:
             return _NO_EDGE
         return (grad_accumulator(self), 0)
 
@@ -143,13 +261,6 @@ class Tensor:
         """The same numbers (shared, as in PyTorch), cut off from the graph."""
         return self._alias()
 
-    def requires_grad_(self, requires_grad=True):
-        if not np.issubdtype(self.dtype, np.floating) and requires_grad:
-            raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients")
-        self.requires_grad = requires_grad
-        return self
-
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         """Compute the gradient of this tensor with respect to every leaf.
 
@@ -159,7 +270,8 @@ class Tensor:
         afterwards. With ``create_graph`` the backward pass is itself
         recorded, so gradients can be differentiated again.
         """
-        if not self.requires_grad:
+        node, input_nr = self._gradient_edge()
+        if node is None:
             raise RuntimeError("element 0 of tensors does not require grad "
                                "and does not have a grad_fn")
         if gradient is None:
@@ -176,7 +288,6 @@ class Tensor:
                 f"{_size(self.shape)}.")
         if retain_graph is None:
             retain_graph = create_graph
-        node, input_nr = self._gradient_edge()
         # The backward pass is recorded only with create_graph.
         state, enabled = grad_mode.state, grad_mode.state.enabled
         state.enabled = create_graph
@@ -192,164 +303,170 @@ class Tensor:
     # Operations: each is a Function from toygrad.ops.
 
     def __add__(self, other):
-        return ops.Add.apply(self, ops._wrap(other, self))
+        return ops.binary(ops.Add, self, other)
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        return ops.Sub.apply(self, ops._wrap(other, self))
+        return ops.binary(ops.Sub, self, other)
 
     def __rsub__(self, number):  # number - self
-        return ops.Rsub.apply(self, number)
+        return ops.rsub(self, number)
 
     def __mul__(self, other):
-        return ops.Mul.apply(self, ops._wrap(other, self))
+        return ops.binary(ops.Mul, self, other)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        return ops.Div.apply(self, ops._wrap(other, self))
+        return ops.binary(ops.Div, self, other)
 
-    def __rtruediv__(self, number):  # number / self
+    def __rtruediv__(self, number):  # number / self, as torch/_tensor.py
         return self.reciprocal() * number
 
     def __pow__(self, exponent):
         if isinstance(exponent, Tensor):
-            return ops.Pow.apply(self, exponent)
-        return ops.PowScalar.apply(self, exponent)
+            return ops.binary(ops.Pow, self, exponent)
+        return ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
 
     def __rpow__(self, base):  # base ** self
-        return ops.RPow.apply(self, base)
+        return ops.RPow.apply(*ops.rpow_operands(self, base))
 
     def __neg__(self):
+        if self.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not "
+                "supported. If you are trying to invert a mask, use the `~` "
+                "or `logical_not()` operator instead.")
         return ops.Neg.apply(self)
 
     def __matmul__(self, other):
         return ops.matmul(self, other)
 
     def mm(self, other):
-        return ops.Mm.apply(self, other)
+        return ops.mm(self, other)
 
     def mv(self, other):
-        return ops.Mv.apply(self, other)
+        return ops.mv(self, other)
 
     def bmm(self, other):
-        return ops.Bmm.apply(self, other)
+        return ops.bmm(self, other)
 
     def exp(self):
-        return ops.Exp.apply(self)
+        return ops.Exp.apply(ops.floating(self))
 
     def log(self):
-        return ops.Log.apply(self)
+        return ops.Log.apply(ops.floating(self))
 
     def tanh(self):
-        return ops.Tanh.apply(self)
+        return ops.Tanh.apply(ops.floating(self))
 
     def sigmoid(self):
-        return ops.Sigmoid.apply(self)
+        return ops.Sigmoid.apply(ops.floating(self))
 
     def relu(self):
         return ops.Relu.apply(self)
 
     def reciprocal(self):
-        return ops.Reciprocal.apply(self)
+        return ops.Reciprocal.apply(ops.floating(self))
 
     def sum(self, dim=None, keepdim=False):
-        if dim is None and not keepdim:
-            return ops.SumAll.apply(self)
-        return ops.Sum.apply(self, ops._dims(dim, self.ndim), keepdim)
+        return ops.reduce(ops.SumAll, ops.Sum, self, dim, keepdim)
 
     def mean(self, dim=None, keepdim=False):
-        if dim is None and not keepdim:
-            return ops.MeanAll.apply(self)
-        return ops.Mean.apply(self, ops._dims(dim, self.ndim), keepdim)
+        return ops.reduce(ops.MeanAll, ops.Mean, self, dim, keepdim)
 
     def max(self, dim=None, keepdim=False):
         """The largest element; or with ``dim``, (values, indices) along it."""
-        if dim is None:
-            return ops.MaxAll.apply(self)
-        return MaxResult(*ops.MaxDim.apply(self, dim % self.ndim, keepdim))
+        return ops.reduce_max(self, dim, keepdim)
 
     def sum_to_size(self, *size):
         """Sum broadcast dimensions away until the shape is ``size``."""
-        return ops.unbroadcast(self, _shape(size))
+        return ops.sum_to_size(self, _shape(size))
 
-    # Shapes.
+    # Shapes: views of this tensor's numbers, except where a copy is needed.
 
     def reshape(self, *shape):
         """A view when the numbers allow one, else a copy (as PyTorch)."""
-        shape = _shape(shape)
-        if self.data.flags.c_contiguous:
-            return ops.View.apply(self, shape)
-        try:  # a view with other strides?
-            self.data.view().shape = shape
-        except AttributeError:  # no: copy the numbers into order first
-            return ops.UnsafeView.apply(ops.Clone.apply(self), shape)
-        return ops.ReshapeAlias.apply(self, shape)
+        return ops.reshape(self, _shape(shape))
 
     def view(self, *shape):
-        return ops.View.apply(self, _shape(shape))
+        return ops.view(self, _shape(shape))
 
     def clone(self):
         return ops.Clone.apply(self)
 
     def permute(self, *dims):
-        return ops.Permute.apply(self, _shape(dims))
+        return ops.permute(self, _shape(dims))
 
     def transpose(self, dim0, dim1):
-        return ops.Transpose.apply(self, dim0 % self.ndim, dim1 % self.ndim)
+        return ops.transpose(self, dim0, dim1)
 
     def t(self):
-        return ops.T.apply(self)
+        return ops.t(self)
 
     @property
     def T(self):
+        if self.ndim != 2:
+            warnings.warn(_T_DEPRECATED, UserWarning, stacklevel=2)
         return ops.Permute.apply(self, tuple(reversed(range(self.ndim))))
 
     def unsqueeze(self, dim):
-        return ops.Unsqueeze.apply(self, dim % (self.ndim + 1))
+        return ops.Unsqueeze.apply(self, ops.canonical_dim(dim, self.ndim + 1))
 
-    def squeeze(self, dim):
-        return ops.Squeeze.apply(self, dim % self.ndim)
+    def squeeze(self, dim=None):
+        return ops.squeeze(self, dim)
 
     def expand(self, *shape):
-        return ops.Expand.apply(self, _shape(shape))
+        return ops.expand(self, _shape(shape))
+
+    def unbind(self, dim=0):
+        return ops.Unbind.apply(self, ops.canonical_dim(dim, self.ndim))
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
 
     def __getitem__(self, key):
-        """Indexing with ints and slices, a dimension at a time, as PyTorch."""
-        if not isinstance(key, tuple):
-            key = (key,)
-        result, dim = self, 0
-        for item in key:
-            if isinstance(item, (int, np.integer)):
-                size = result.shape[dim]
-                if not -size <= item < size:
-                    raise IndexError(f"index {item} is out of bounds for "
-                                     f"dimension {dim} with size {size}")
-                result = ops.Select.apply(result, dim, int(item) % size)
-            elif isinstance(item, slice):
-                if item != slice(None):
-                    result = ops.Slice.apply(result, dim, item)
-                dim += 1
-            else:
-                raise TypeError("toygrad tensors can be indexed with ints "
-                                f"and slices only, not {type(item).__name__}")
-        return result
+        return ops.getitem(self, key)
 
-    # In-place operations: they change this tensor and bump its version.
+    # In-place operations: they change this tensor's numbers, bump its
+    # version and rewrite its history (see toygrad.views.inplace).
 
     def add_(self, other, alpha=1):
-        if alpha != 1:
-            other = other * alpha
-        return ops.inplace(self, ops.Add, ops._wrap(other, self))
+        return views.inplace(self, ops.Add, ops.scaled(other, alpha, self))
+
+    def sub_(self, other, alpha=1):
+        return views.inplace(self, ops.Sub, ops.scaled(other, alpha, self))
 
     def mul_(self, other):
-        return ops.inplace(self, ops.Mul, ops._wrap(other, self))
+        return views.inplace(self, ops.Mul, other)
+
+    def div_(self, other):
+        return views.inplace(self, ops.Div, other)
 
     def zero_(self):
-        return ops.inplace(self, ops.Zero)
+        return views.inplace(self, ops.Zero)
+
+    def copy_(self, source):
+        return views.inplace(self, ops.Copy, source)
+
+    # Augmented assignment is in place, as in PyTorch: ``p -= lr * p.grad``
+    # changes ``p`` itself.
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    def __setitem__(self, key, value):
+        """``x[key] = value``: copy ``value`` into the view ``x[key]``."""
+        ops.getitem(self, key).copy_(value)
 
     def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one "
+                               "value is ambiguous")
         return bool(self.data)
 
 
@@ -378,6 +495,7 @@ def tensor(data, requires_grad=False, dtype=None):
         elif np.issubdtype(probe.dtype, np.integer):
             dtype = np.int64
     array = np.array(data, dtype=dtype)
+    ops.check_dtype(array.dtype)
     if requires_grad and not np.issubdtype(array.dtype, np.floating):
         raise RuntimeError("Only Tensors of floating point and complex dtype "
                            "can require gradients")
@@ -386,6 +504,7 @@ def tensor(data, requires_grad=False, dtype=None):
 
 def from_numpy(array):
     """A tensor that shares ``array``'s memory, as ``torch.from_numpy``."""
+    ops.check_dtype(array.dtype)
     return Tensor(array)
 
 
@@ -406,10 +525,22 @@ def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
 def _shape(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
-    return shape
+    return tuple(shape)
+
+
+def _torch_name(dtype):
+    """PyTorch's scalar-type name of a NumPy dtype: float32 is 'Float'."""
+    return {"float32": "Float", "float64": "Double", "int64": "Long",
+            "bool": "Bool"}.get(str(dtype), str(dtype))
+
+
+def _c_name(dtype):
+    """PyTorch's C name of a NumPy dtype: float64 is 'double'."""
+    return {"float32": "float", "float64": "double", "int64": "long int",
+            "bool": "bool"}.get(str(dtype), str(dtype))
 
 
 float32, float64, int64 = np.float32, np.float64, np.int64
 
-
-from toygrad import ops  # noqa: E402  (ops builds on Tensor, defined above)
+# ops builds on Tensor (defined above), and views on both.
+from toygrad import ops, views  # noqa: E402

@@ -8,6 +8,8 @@ received *is* the graph node, an instance of the class ``FooBackward`` made for
 ``Foo`` when ``Foo`` was defined.
 """
 
+import functools
+
 from toygrad.autograd import grad_mode
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
 from toygrad.tensor import Tensor
@@ -64,7 +66,6 @@ class SavedTensor:
         if self.output_nr is None:
             return tensor
         output = tensor._alias()
-        output.requires_grad = True
         output.grad_fn = node
         output.output_nr = self.output_nr
         return output
@@ -84,6 +85,7 @@ class BackwardFunction(Node):
     to_save = ()
     _saved = None
     _non_differentiable = ()
+    _dirty = ()
 
     def __init__(self):
         pass  # sequence_nr is given by apply, only if the call is recorded
@@ -111,6 +113,10 @@ class BackwardFunction(Node):
         """Outputs that get no ``grad_fn`` (such as the indices of a max)."""
         self._non_differentiable = tuple(id(output) for output in outputs)
 
+    def mark_dirty(self, *inputs):
+        """Inputs that forward changed in place (and returns)."""
+        self._dirty = tuple(id(tensor) for tensor in inputs)
+
     def set_materialize_grads(self, value):
         """Whether ``backward`` gets zeros (True) or None for missing grads."""
         self.materialize_grads = value
@@ -120,13 +126,15 @@ class BackwardFunction(Node):
     def apply(self, *grad_outputs):
         if self.num_outputs > 1 and self.materialize_grads:
             grad_outputs = tuple([
-                Tensor._zeros(shape, dtype) if grad is None else grad
-                for grad, (shape, dtype)
-                in zip(grad_outputs, self._output_meta)])
+                Tensor._zeros(*meta) if grad is None and meta else grad
+                for grad, meta in zip(grad_outputs, self._output_meta)])
         grads = self._forward_cls.backward(self, *grad_outputs)
         if type(grads) is not tuple:
             grads = (grads,)
         expected = self._input_meta
+        if len(grads) > len(expected) and all(
+                grad is None for grad in grads[len(expected):]):
+            grads = grads[:len(expected)]  # extra Nones are dropped
         if len(grads) != len(expected):
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of "
@@ -134,12 +142,12 @@ class BackwardFunction(Node):
         # One gradient per tensor input, in the order of next_functions, each
         # checked against the input's shape and dtype.
         checked = []
-        for grad, meta in zip(grads, expected):
+        for index, (grad, meta) in enumerate(zip(grads, expected)):
             if meta is None:  # not a tensor input: not in next_functions
                 continue
             if grad is not None and (grad.data.shape != meta[0]
                                      or grad.data.dtype is not meta[1]):
-                grad = _conform(self, grads.index(grad), grad, meta)
+                grad = _conform(self, index, grad, meta)
             checked.append(grad)
         return checked
 
@@ -191,6 +199,9 @@ class Function(metaclass=FunctionMeta):
     Call ``Foo.apply(*inputs)``, never ``forward`` directly.
     """
 
+    is_view = False  # True when the output is a view of the first input
+    saves_self = None  # see toygrad.views.inplace
+
     @staticmethod
     def forward(ctx, *inputs):
         raise NotImplementedError("a Function must define forward")
@@ -205,44 +216,111 @@ class Function(metaclass=FunctionMeta):
         needs_input_grad = ctx.needs_input_grad = tuple([
             isinstance(x, Tensor) and x.requires_grad for x in inputs])
         state = grad_mode.state
-        if not state.enabled:
-            return cls.forward(ctx, *inputs)  # nothing is recorded
-        state.enabled = False  # forward's own operations are not recorded
-        try:
+        enabled, state.enabled = state.enabled, False
+        try:  # forward's own operations are not recorded
             outputs = cls.forward(ctx, *inputs)
         finally:
-            state.enabled = True
-        if True not in needs_input_grad:
-            return outputs
+            state.enabled = enabled
+        if cls.is_view:
+            views.track(ctx, inputs[0], outputs)
+        if ctx._dirty:
+            _check_dirty(ctx, inputs, enabled)
+        if not enabled or True not in needs_input_grad:
+            return outputs  # nothing is recorded
+        return _record(ctx, inputs, outputs)
 
-        # Record: the node gets its number, its edges and what it saved.
-        ctx.sequence_nr = next_sequence_nr()
-        single = type(outputs) is not tuple
-        outputs = [outputs] if single else list(outputs)
-        edges, input_meta = [], []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                edges.append(x._gradient_edge())
-                input_meta.append((x.data.shape, x.data.dtype))
-            else:
-                input_meta.append(None)
-        ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
-        ctx.num_outputs = len(outputs)
-        ctx._output_meta = [(out.data.shape, out.data.dtype)
-                            for out in outputs]
-        skip = ctx._non_differentiable
-        for output_nr, out in enumerate(outputs):
-            if id(out) in skip:
-                continue
+
+def _record(ctx, inputs, outputs):
+    """Make ``ctx`` the node of this call: edges, number, outputs, saved."""
+    # The edges first: a leaf's AccumulateGrad node is made here, before
+    # this node takes its number, so that every node is numbered after the
+    # nodes it points to.
+    edges, input_meta = [], []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            edges.append(x._gradient_edge())
+            input_meta.append((x.data.shape, x.data.dtype))
+        else:
+            input_meta.append(None)
+    ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
+    ctx.sequence_nr = next_sequence_nr()
+    single = type(outputs) is not tuple
+    outputs = [outputs] if single else list(outputs)
+    ctx.num_outputs = len(outputs)
+    ctx._output_meta = [(out.data.shape, out.data.dtype)
+                        if isinstance(out, Tensor) else None
+                        for out in outputs]
+    skip, dirty = ctx._non_differentiable, ctx._dirty
+    for output_nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor) or id(out) in skip:
+            continue
+        if id(out) not in dirty:
             for x in inputs:
                 if x is out:  # an input returned as it is: a new tensor
                     out = outputs[output_nr] = out._alias()
                     break
-            out.requires_grad = True
-            out.grad_fn = ctx
-            out.output_nr = output_nr
-        if ctx.to_save:
-            ctx._saved = tuple([None if t is None else SavedTensor(t, ctx)
-                                for t in ctx.to_save])
-            del ctx.to_save
-        return outputs[0] if single else tuple(outputs)
+        elif out._view is not None:
+            raise NotImplementedError(
+                "toygrad does not support mark_dirty on a view")
+        out.grad_fn = ctx
+        out.output_nr = output_nr
+    if ctx.to_save:
+        ctx._saved = tuple([None if t is None else SavedTensor(t, ctx)
+                            for t in ctx.to_save])
+        del ctx.to_save
+    return outputs[0] if single else tuple(outputs)
+
+
+def _check_dirty(ctx, inputs, enabled):
+    """Inputs changed in place by forward: PyTorch's checks, a new version."""
+    for x in inputs:
+        if isinstance(x, Tensor) and id(x) in ctx._dirty:
+            if enabled and x._requires_grad and x._grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has "
+                                   "been used in an in-place operation.")
+            x._bump_version()
+
+
+class DelayedError(Node):
+    """A node whose backward raises: see ``once_differentiable``."""
+
+    __slots__ = ("next_functions", "message")
+
+    def __init__(self, message, edges):
+        super().__init__()
+        self.message, self.next_functions = message, tuple(edges)
+
+    def apply(self, *grads):
+        raise RuntimeError(self.message)
+
+
+def once_differentiable(backward):
+    """Decorate a ``backward`` that cannot itself be differentiated.
+
+    It runs with grad mode off. Under ``create_graph``, its results get a
+    ``DelayedError`` node, so that differentiating them again raises, as in
+    ``torch.autograd.function.once_differentiable``.
+    """
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        with grad_mode.no_grad():
+            results = backward(ctx, *grads)
+        if not grad_mode.state.enabled or not any(
+                isinstance(g, Tensor) and g.requires_grad for g in grads):
+            return results
+        single = type(results) is not tuple
+        node = DelayedError(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable",
+            [g._gradient_edge() for g in grads if isinstance(g, Tensor)])
+        wrapped = []
+        for result in ((results,) if single else results):
+            if isinstance(result, Tensor):
+                result = result._alias()
+                result.grad_fn = node
+            wrapped.append(result)
+        return wrapped[0] if single else tuple(wrapped)
+    return wrapper
+
+
+from toygrad import views  # noqa: E402  (views builds on Function)

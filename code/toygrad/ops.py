@@ -89,15 +89,30 @@ def binary(function, a, b):
     ``toygrad.dtypes``), the forward computes in that dtype (``_promote``),
     and each input's gradient comes back in the input's own dtype.
     """
+    if function is Sub:
+        _check_bool_subtraction(a, b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         dtype = (true_divide_type if function is Div else result_type)(a, b)
         a, b = _wrap(a, dtype), _wrap(b, dtype)
     broadcast_shape(a.shape, b.shape)
-    if function is Sub and a.dtype == b.dtype == np.bool_:
+    return function.apply(a, b)
+
+
+def _is_bool(value):
+    return isinstance(value, bool) or (isinstance(value, Tensor)
+                                       and value.dtype == np.bool_)
+
+
+def _check_bool_subtraction(a, b):
+    if _is_bool(a) and _is_bool(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not "
             "supported. Use the `^` or `logical_xor()` operator instead.")
-    return function.apply(a, b)
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not "
+            "supported. If you are trying to invert a mask, use the `~` or "
+            "`logical_not()` operator instead.")
 
 
 def _promote(a, b, divide=False):
@@ -188,12 +203,8 @@ class Sub(Function):
 
 def rsub(x, number):
     """``number - x``: PyTorch's ``rsub``, with the number as an argument."""
+    _check_bool_subtraction(number, x)
     dtype = result_type(x, number)
-    if dtype == np.bool_:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not "
-            "supported. If you are trying to invert a mask, use the `~` or "
-            "`logical_not()` operator instead.")
     return Rsub.apply(x, np.asarray(number, dtype))
 
 
@@ -886,8 +897,13 @@ class SqueezeDim(Squeeze):
 
 
 class SqueezeDims(Squeeze):
-    """The squeeze ``matmul`` uses to drop a vector's added dim."""
+    """The squeeze ``matmul`` uses to drop a vector's added dim.
+
+    PyTorch squeezes its own fresh result in place (``squeeze_``), so the
+    result is not a view of anything.
+    """
     node_name = "SqueezeBackward4"
+    is_view = False
 
 
 def expand(x, shape):

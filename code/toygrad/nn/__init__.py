@@ -14,8 +14,11 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __init__(self, data, requires_grad=True):
-        super().__init__(np.asarray(data.data if isinstance(data, Tensor)
-                                    else data), requires_grad)
+        data = np.asarray(data.data if isinstance(data, Tensor) else data)
+        if requires_grad and not np.issubdtype(data.dtype, np.floating):
+            raise RuntimeError("Only Tensors of floating point and complex "
+                               "dtype can require gradients")
+        super().__init__(data, requires_grad)
 
 
 class Module:

@@ -1,5 +1,7 @@
 """Neural-network functions, as in ``torch.nn.functional``."""
 
+import numpy as np
+
 from toygrad import ops
 
 
@@ -12,19 +14,27 @@ def relu(x):
 def linear(x, weight, bias=None):
     """``x @ weight.t() + bias``, recorded as PyTorch records it.
 
-    A batch of rows is one ``addmm`` (bias + x @ weight.t()); other shapes
-    are folded into rows first and unfolded after, as PyTorch does.
+    As in PyTorch's ``linear`` (aten/src/ATen/native/Linear.cpp): a batch
+    of rows with a bias is one ``addmm``; other contiguous inputs with a
+    1-D bias are folded into rows for an ``addmm`` and unfolded after; the
+    rest is a ``matmul`` followed by an in-place ``add_`` of the bias.
     """
+    if x.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are "
+            f"{x.ndim}D and {weight.ndim}D")
     if x.ndim == 2 and bias is not None:
         return ops.Addmm.apply(bias, x, weight.t())
-    if bias is None:
-        return x @ weight.t()
-    if x.ndim == 0:
-        raise RuntimeError("both arguments to linear need to be at least "
-                           "1D, but they are 0D and 2D")
-    rows = x.reshape(-1, x.shape[-1])
-    out = ops.Addmm.apply(bias, rows, weight.t())
-    return out.view(x.shape[:-1] + (weight.shape[0],))
+    fusable = (bias is not None and bias.data.flags.c_contiguous
+               and np.squeeze(bias.data).ndim == 1)
+    if fusable and x.data.flags.c_contiguous:
+        rows = x.reshape(-1, x.shape[-1])
+        out = ops.Addmm.apply(bias, rows, weight.t())
+        return out.view(x.shape[:-1] + (out.shape[1],))
+    out = x @ weight.t()
+    if bias is not None:
+        out.add_(bias)
+    return out
 
 
 def log_softmax(x, dim):

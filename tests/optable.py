@@ -1,0 +1,2296 @@
+"""Every public toygrad operation in one table, each run beside PyTorch.
+
+In the spirit of PyTorch's OpInfo: an entry names an operation as a reader
+writes it, gives ONE function that runs on either library (``lib`` is torch's
+or toygrad's namespace, below) and a function that makes its sample inputs.
+``run_case`` runs one (entry, sample) pair on both libraries with the same
+numbers and lists every way toygrad differs: value, dtype, shape, graph,
+gradients, version counters, error type and message. An empty list means
+toygrad agrees with PyTorch.
+
+``UNSUPPORTED`` names the cases toygrad deliberately leaves out, each with the
+error it must raise instead of answering. ``KNOWN_DIVERGENCES`` lists the cases
+that differ today, with why: the to-do list of toygrad's core, emptied as
+cases are fixed.
+
+Used by tests/test_differential.py and by the appendix page "What toygrad
+supports" (chapters/appendix_support.md).
+"""
+
+import contextlib
+import copy
+import time
+import types
+import warnings
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+import toygrad
+import toygrad.nn.functional
+from toygrad.scalar import Value
+from toygrad.viz import graph_structure
+
+# The two libraries, under the names the table's functions use.
+
+TORCH = types.SimpleNamespace(
+    name="torch", Tensor=torch.Tensor, tensor=torch.tensor,
+    zeros=torch.zeros, ones=torch.ones, randn=torch.randn,
+    from_numpy=torch.from_numpy, no_grad=torch.no_grad,
+    enable_grad=torch.enable_grad, is_grad_enabled=torch.is_grad_enabled,
+    set_grad_enabled=torch.set_grad_enabled, F=torch.nn.functional,
+    nn=torch.nn, optim=torch.optim, autograd=torch.autograd,
+    float32=torch.float32, float64=torch.float64, int64=torch.int64,
+    bool=torch.bool,
+    # toygrad's scalar Value is compared with a 0-dim float64 tensor.
+    Value=lambda data, requires_grad=False: torch.tensor(
+        float(data), dtype=torch.float64, requires_grad=requires_grad))
+
+TOYGRAD = types.SimpleNamespace(
+    name="toygrad", Tensor=toygrad.Tensor, tensor=toygrad.tensor,
+    zeros=toygrad.zeros, ones=toygrad.ones, randn=toygrad.randn,
+    from_numpy=toygrad.from_numpy, no_grad=toygrad.no_grad,
+    enable_grad=toygrad.enable_grad, is_grad_enabled=toygrad.is_grad_enabled,
+    set_grad_enabled=toygrad.set_grad_enabled, F=toygrad.nn.functional,
+    nn=toygrad.nn, optim=toygrad.optim, autograd=toygrad.autograd,
+    float32=toygrad.float32, float64=toygrad.float64, int64=toygrad.int64,
+    bool=getattr(toygrad, "bool", np.bool_), Value=Value)
+
+LIBRARIES = (TORCH, TOYGRAD)
+
+
+def watch(lib, leaf):
+    """Compare ``leaf``'s gradient too (a leaf made inside a function)."""
+    lib.watched.append(leaf)
+    return leaf
+
+
+# Sample inputs: descriptions that become the same numbers in either library.
+
+@dataclass(frozen=True, eq=False)
+class Leaf:
+    """A leaf tensor holding ``array``: ``lib.tensor(array, requires_grad)``."""
+    array: np.ndarray
+    requires_grad: bool = False
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar ``Value`` (toygrad) or a 0-dim float64 tensor (torch)."""
+    data: float
+    requires_grad: bool = False
+
+
+@dataclass(frozen=True)
+class Dtype:
+    """A dtype named as both libraries name it: ``lib.float64`` ..."""
+    name: str
+
+
+@dataclass
+class Sample:
+    """Arguments for an entry's function, and a readable id."""
+    id: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    context: str = None  # run the function inside one of CONTEXTS
+
+
+@dataclass
+class OpEntry:
+    """One operation: ``fn(lib, *args)`` and its samples."""
+    name: str  # as the reader writes it
+    fn: object
+    samples: object  # samples(rng) -> list of Sample
+    api: tuple  # the toygrad names it exercises ("Tensor.sum", ...)
+    checks: str = "value, dtype, grads, graph, error"
+
+    @property
+    def checked(self):
+        return {word.strip() for word in self.checks.split(",")}
+
+
+@dataclass
+class Case:
+    entry: OpEntry
+    sample: Sample
+
+    @property
+    def id(self):
+        return f"{self.entry.name}: {self.sample.id}"
+
+    @property
+    def precision(self):
+        """float32 if any input is: then float64 results carry its error."""
+        arrays = [arg.array for arg in self.sample.args
+                  if isinstance(arg, Leaf)]
+        return ("float32" if any(a.dtype == np.float32 for a in arrays)
+                else "float64")
+
+
+SHORT = {"float64": "f64", "float32": "f32", "int64": "i64", "bool": "bool"}
+FLOATS = ("float64", "float32")
+
+
+def shape_id(shape):
+    return "0-dim" if shape == () else "x".join(map(str, shape))
+
+
+def array(rng, shape, dtype="float64", low=-2.0, high=2.0, nonzero=False):
+    """Random numbers of ``dtype`` in [low, high] (away from 0 if nonzero)."""
+    if dtype == "bool":
+        return np.asarray(rng.random(shape) < 0.5)
+    if dtype == "int64":
+        values = np.asarray(rng.integers(int(low), int(high) + 1, shape))
+        if nonzero:
+            values[values == 0] = 1
+        return values.astype(np.int64)
+    values = rng.uniform(low, high, shape)
+    if nonzero:
+        values = np.sign(values + (values == 0)) * (0.5 + np.abs(values))
+    return np.asarray(values, dtype)  # an array even for shape ()
+
+
+def leaf(rng, shape, dtype="float64", grad=None, **limits):
+    """A leaf; floating ones require grad unless ``grad`` says otherwise."""
+    grad = dtype in FLOATS if grad is None else grad
+    return Leaf(array(rng, shape, dtype, **limits), grad)
+
+
+def describe(*leaves):
+    """``f64 2x3`` for each leaf (``f64 2x3 (no grad)`` if it could)."""
+    words = []
+    for x in leaves:
+        dtype = str(x.array.dtype)
+        text = f"{SHORT[dtype]} {shape_id(x.array.shape)}"
+        if dtype in FLOATS and not x.requires_grad:
+            text += " (no grad)"
+        words.append(text)
+    return ", ".join(words)
+
+
+# Sample generators shared by many entries.
+
+UNARY_SHAPES = [(), (3,), (2, 3), (2, 1, 3), (0,)]
+
+
+def unary_samples(dtypes=("float32", "int64", "bool"), **limits):
+    """Shapes from 0-dim to 3-D and empty, then the other dtypes."""
+    def samples(rng):
+        out = [Sample(describe(x), (x,))
+               for x in (leaf(rng, s, **limits) for s in UNARY_SHAPES)]
+        for dtype in dtypes:
+            x = leaf(rng, (2, 3), dtype, **limits)
+            out.append(Sample(describe(x), (x,)))
+        x = leaf(rng, (2, 3), grad=False, **limits)
+        out.append(Sample(describe(x), (x,)))
+        x = leaf(rng, (3, 2), **limits)
+        out.append(Sample(describe(x) + ", of x.t()", (x,), context="of x.t()"))
+        return out
+    return samples
+
+
+BROADCAST_PAIRS = [((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3)),
+                   ((2, 1), (1, 3)), ((), (2, 3)), ((2, 3), ()), ((), ()),
+                   ((0, 3), (3,)), ((2, 3), (2,))]
+DTYPE_PAIRS = [("float32", "float32"), ("int64", "int64"), ("bool", "bool"),
+               ("float32", "float64"), ("int64", "float32"),
+               ("float64", "int64"), ("bool", "float64")]
+
+
+def binary_samples(low=-2.0, high=2.0, b_nonzero=False, b_low=None,
+                   b_high=None, dtype_pairs=DTYPE_PAIRS):
+    """Broadcasting pairs in float64, then mixed dtypes and 0-dim operands."""
+    b_limits = dict(low=low if b_low is None else b_low,
+                    high=high if b_high is None else b_high,
+                    nonzero=b_nonzero)
+
+    def pair(rng, a_shape, b_shape, a_dtype="float64", b_dtype="float64",
+             a_grad=None, b_grad=None):
+        a = leaf(rng, a_shape, a_dtype, a_grad, low=low, high=high)
+        b = leaf(rng, b_shape, b_dtype, b_grad, **b_limits)
+        return Sample(describe(a, b), (a, b))
+
+    def samples(rng):
+        out = [pair(rng, a, b) for a, b in BROADCAST_PAIRS]
+        out.append(pair(rng, (2, 3), (3,), b_grad=False))
+        out.append(pair(rng, (2, 3), (3,), a_grad=False))
+        out += [pair(rng, (2, 3), (3,), a, b) for a, b in dtype_pairs]
+        # A 0-dim tensor does not promote a tensor of the same kind.
+        out.append(pair(rng, (2, 3), (), "float32", "float64"))
+        out.append(pair(rng, (2, 3), (), "int64", "float64"))
+        return out
+    return samples
+
+
+NUMBERS = (2, 2.5, True)
+
+
+def number_samples(numbers=NUMBERS, dtypes=("float64", "float32", "int64",
+                                             "bool"), **limits):
+    """A tensor and a Python number, for ``a + 2``, ``2 * a`` ..."""
+    def samples(rng):
+        out = []
+        for dtype in dtypes:
+            for number in numbers:
+                x = leaf(rng, (2, 3), dtype, **limits)
+                out.append(Sample(f"{describe(x)}, {number!r}", (x, number)))
+        x = leaf(rng, (), **limits)
+        out.append(Sample(f"{describe(x)}, 2.5", (x, 2.5)))
+        return out
+    return samples
+
+
+def dim_samples(dims, keepdim=None, dtypes=("float32", "int64", "bool")):
+    """A reduction's ``dim`` in range, negative, out of range, and 0-dim."""
+    def samples(rng):
+        out = []
+        for dim in dims:
+            x = leaf(rng, (2, 3))
+            out.append(Sample(f"{describe(x)}, dim={dim!r}", (x, dim)))
+        x = leaf(rng, (2, 3, 2))
+        out.append(Sample(f"{describe(x)}, dim=-2", (x, -2)))
+        for dim in (0, -1, 1):
+            x = leaf(rng, ())
+            out.append(Sample(f"{describe(x)}, dim={dim}", (x, dim)))
+        for dtype in dtypes:
+            x = leaf(rng, (2, 3), dtype)
+            out.append(Sample(f"{describe(x)}, dim=1", (x, 1)))
+        x = leaf(rng, (0, 3))
+        out.append(Sample(f"{describe(x)}, dim=0", (x, 0)))
+        return out
+    return samples
+
+
+def fixed(*samples):
+    """Samples written out by hand: ``(id, make_args)`` pairs."""
+    def make(rng):
+        out = []
+        for sample_id, make_args, *context in samples:
+            args = make_args(rng)
+            out.append(Sample(sample_id, args if isinstance(args, tuple)
+                              else (args,), context=context[0] if context
+                              else None))
+        return out
+    return make
+
+
+# In-place operations run in one of these situations; each returns what is
+# compared (the tensors involved, and whether the operation returned self).
+
+def _on_leaf(lib, op, x, *rest):
+    return x, op(x, *rest) is x
+
+
+def _on_non_leaf(lib, op, x, *rest):
+    y = x.clone()
+    same = op(y, *rest) is y
+    return y, same
+
+
+def _on_view_of_non_leaf(lib, op, x, *rest):
+    y = x.clone()
+    view = y[0]
+    same = op(view, *rest) is view
+    return y, view, same
+
+
+def _on_view_of_leaf(lib, op, x, *rest):
+    view = x[0]
+    return view, op(view, *rest) is view
+
+
+def _under_no_grad(lib, op, x, *rest):
+    with lib.no_grad():
+        same = op(x, *rest) is x
+    return x * 1, same
+
+
+def _on_saved_input(lib, op, x, *rest):
+    # y * y saves y; changing y afterwards must make backward fail.
+    y = x.clone()
+    z = y * y
+    op(y, *rest)
+    return z
+
+
+def _on_saved_output(lib, op, x, *rest):
+    # exp saves its output; changing it must make backward fail.
+    z = x.exp()
+    op(z, *rest)
+    return z
+
+
+def _on_base_of_a_view(lib, op, x, *rest):
+    y = x.clone()
+    view = y[0]
+    op(y, *rest)
+    return view, y
+
+
+def _with_own_view(lib, op, x, *rest):
+    # The operand overlaps the tensor written to.
+    y = x.clone()
+    return y, op(y, y[0]) is y
+
+
+def _of_transpose(lib, op, x, *rest):
+    return op(x.t(), *rest)
+
+
+CONTEXTS = {
+    "on a leaf": _on_leaf,
+    "on a non-leaf": _on_non_leaf,
+    "on a view of a non-leaf": _on_view_of_non_leaf,
+    "on a view of a leaf": _on_view_of_leaf,
+    "under no_grad": _under_no_grad,
+    "on an input saved for backward": _on_saved_input,
+    "on an output saved for backward": _on_saved_output,
+    "on the base of a view": _on_base_of_a_view,
+    "with a view of itself as other": _with_own_view,
+    "of x.t()": _of_transpose,
+}
+
+
+def inplace_samples(operand=True):
+    """An in-place operation in every situation CONTEXTS describes."""
+    def other(rng, shape=(3,), dtype="float64"):
+        return (leaf(rng, shape, dtype, low=0.5, high=2.0),) if operand else ()
+
+    def samples(rng):
+        out = []
+        for context in ("on a leaf", "on a non-leaf", "on a view of a non-leaf",
+                        "on a view of a leaf", "under no_grad",
+                        "on an input saved for backward",
+                        "on an output saved for backward",
+                        "on the base of a view"):
+            args = (leaf(rng, (2, 3)),) + other(rng)
+            out.append(Sample(f"{context}, {describe(*args)}", args,
+                              context=context))
+            if operand:
+                args = (leaf(rng, (2, 3)), 2.5)
+                out.append(Sample(f"{context}, f64 2x3, 2.5", args,
+                                  context=context))
+        x = leaf(rng, (2, 3), grad=False)
+        out.append(Sample(f"on a leaf, {describe(x)}", (x,) + other(rng),
+                          context="on a leaf"))
+        for dtype in ("float32", "int64", "bool"):
+            args = (leaf(rng, (2, 3), dtype),) + other(rng, dtype=dtype)
+            out.append(Sample(f"on a non-leaf, {describe(*args)}", args,
+                              context="on a non-leaf"))
+        if operand:
+            x = leaf(rng, (2, 3), "int64")
+            out.append(Sample(f"on a non-leaf, {describe(x)}, 2.5", (x, 2.5),
+                              context="on a non-leaf"))
+            # The result must fit in the tensor written to.
+            args = (leaf(rng, (3,)), leaf(rng, (2, 3)))
+            out.append(Sample(f"on a non-leaf, {describe(*args)}", args,
+                              context="on a non-leaf"))
+            args = (leaf(rng, (2, 3)), leaf(rng, (), "float32"))
+            out.append(Sample(f"on a non-leaf, {describe(*args)}", args,
+                              context="on a non-leaf"))
+            x = leaf(rng, (2, 3))
+            out.append(Sample(f"with a view of itself as other, {describe(x)}",
+                              (x,), context="with a view of itself as other"))
+        return out
+    return samples
+
+
+def setitem_samples(rng):
+    """``x[index] = value`` in the situations of an in-place operation."""
+    out = []
+    for context in ("on a non-leaf", "on a view of a non-leaf", "on a leaf",
+                    "under no_grad", "on an input saved for backward",
+                    "on the base of a view"):
+        for text, index, value in (
+                ("[0] = f64 3", 0, leaf(rng, (3,))),
+                ("[:, 1] = 2.5", (slice(None), 1), 2.5)):
+            out.append(Sample(f"{context}, f64 2x3, {text}",
+                              (leaf(rng, (2, 3)), index, value),
+                              context=context))
+    out.append(Sample("on a non-leaf, i64 2x3, [0] = 2.5",
+                      (leaf(rng, (2, 3), "int64"), 0, 2.5),
+                      context="on a non-leaf"))
+    out.append(Sample("on a non-leaf, f64 2x3, [5] = 1.0",
+                      (leaf(rng, (2, 3)), 5, 1.0), context="on a non-leaf"))
+    return out
+
+
+# Functions that read better as statements than as lambdas.
+
+def _iadd(lib, x, other):
+    x += other
+    return x
+
+
+def _isub(lib, x, other):
+    x -= other
+    return x
+
+
+def _imul(lib, x, other):
+    x *= other
+    return x
+
+
+def _itruediv(lib, x, other):
+    x /= other
+    return x
+
+
+def _max_dim(lib, x, dim, keepdim=False):
+    result = x.max(dim, keepdim=keepdim)
+    values, indices = result
+    return result.values, result.indices, values is result.values, indices
+
+
+def _numpy_shares_memory(lib, x):
+    numbers = x.numpy()
+    numbers[...] = 7
+    return x, numbers
+
+
+def _from_numpy_shares_memory(lib, numbers):
+    x = lib.from_numpy(numbers)
+    numbers[...] = 7
+    return x
+
+
+def _detach_shares_memory(lib, x):
+    alias = x.detach()
+    alias.zero_()
+    return x * 1, alias
+
+
+def _requires_grad_of_non_leaf(lib, x):
+    return (x * 2).requires_grad_(False)
+
+
+def _leaf_flags(lib, x):
+    return [(t.is_leaf, t.requires_grad, t.grad is None, t.grad_fn is None)
+            for t in (x, x * 2, x.detach())]
+
+
+def _backward(lib, x, gradient=None, **options):
+    y = (x * x).sum() if gradient is None else x * x
+    y.backward(gradient, **options)
+    return x.grad
+
+
+def _backward_twice(lib, x, retain_graph):
+    y = (x.exp() * 2).sum()
+    y.backward(retain_graph=retain_graph)
+    first = x.grad * 1
+    y.backward()
+    return first, x.grad
+
+
+def _backward_without_saved_tensors_twice(lib, x):
+    y = (x + 2).sum()
+    y.backward()
+    y.backward()
+    return x.grad
+
+
+def _double_backward(lib, x):
+    y = (x * x * x).sum()
+    y.backward(create_graph=True)
+    return x.grad
+
+
+def _backward_of_two_uses(lib, x):
+    # x is used twice: its gradients add up in one AccumulateGrad.
+    y = x * 2
+    z = (y * y + y.exp()).sum()
+    z.backward()
+    return x.grad
+
+
+def _backward_that_fails(lib, x):
+    # tanh's saved output is changed, so backward fails at TanhBackward0;
+    # the leaf's other path, x * x, has run by then.
+    t = x.tanh()
+    t.add_(t)
+    loss = t.sum() + (x * x).sum()
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        return type(error).__name__, x.grad
+    return None, x.grad
+
+
+def _grad_mode_functions(lib, x):
+    with lib.no_grad():
+        inside = lib.is_grad_enabled()
+        y = x * 2
+        with lib.enable_grad():
+            z = x * 3
+    with lib.set_grad_enabled(False):
+        w = x * 4
+    decorated = lib.no_grad()(lambda t: t * 5)(x)
+    return y, z, w, decorated, inside, lib.is_grad_enabled()
+
+
+def _set_grad_enabled_as_a_call(lib, x):
+    lib.set_grad_enabled(False)
+    try:
+        y = x * 2
+    finally:
+        lib.set_grad_enabled(True)
+    return y, lib.is_grad_enabled()
+
+
+def _linear_module(lib, x, weight, bias=None):
+    layer = lib.nn.Linear(weight.shape[1], weight.shape[0],
+                          bias=bias is not None)
+    layer.weight = watch(lib, lib.nn.Parameter(weight))
+    if bias is not None:
+        layer.bias = watch(lib, lib.nn.Parameter(bias))
+    return layer(x)
+
+
+def _mlp(lib, x, w1, b1, w2, b2):
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(),
+                              lib.nn.Linear(4, 2))
+    for name, value in (("0.weight", w1), ("0.bias", b1), ("2.weight", w2),
+                        ("2.bias", b2)):
+        index, attribute = name.split(".")
+        setattr(getattr(model, index), attribute,
+                watch(lib, lib.nn.Parameter(value)))
+    names = [name for name, _ in model.named_parameters()]
+    return model(x), names, len(list(model.parameters()))
+
+
+def _fresh_linear(lib, in_features, out_features, bias):
+    layer = lib.nn.Linear(in_features, out_features, bias=bias)
+    return [(name, tuple(p.shape), str(p.dtype).rsplit(".", 1)[-1],
+             p.requires_grad, p.is_leaf)
+            for name, p in layer.named_parameters()], layer.bias is None
+
+
+def _zero_grad(lib, x, weight):
+    layer = lib.nn.Linear(3, 2, bias=False)
+    layer.weight = lib.nn.Parameter(weight)
+    layer(x).sum().backward()
+    had = layer.weight.grad is not None
+    layer.zero_grad()
+    return had, layer.weight.grad is None
+
+
+def _sgd_step(lib, x, weight, bias, lr):
+    layer = lib.nn.Linear(3, 2)
+    layer.weight = lib.nn.Parameter(weight)
+    layer.bias = lib.nn.Parameter(bias)
+    unused = lib.nn.Parameter(weight * 1)  # no gradient: step skips it
+    optimizer = lib.optim.SGD([layer.weight, layer.bias, unused], lr=lr)
+    layer(x).sum().backward()
+    optimizer.step()
+    after = (layer.weight.detach() * 1, layer.bias.detach() * 1,
+             unused.detach() * 1, layer.weight._version)
+    optimizer.zero_grad()
+    return after + (layer.weight.grad is None,)
+
+
+_FUNCTIONS = {}
+
+
+def custom_functions(lib):
+    """Custom Functions written once against ``lib.autograd.Function``."""
+    if lib.name in _FUNCTIONS:
+        return _FUNCTIONS[lib.name]
+
+    class Cube(lib.autograd.Function):
+        """x ** 3, with a hand-written backward."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    class WrongCube(Cube):
+        """x ** 3 with a wrong backward, for gradcheck to catch."""
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 2 * x * x
+
+    class ScaleAndCount(lib.autograd.Function):
+        """(x * y, x * 0 + 2): the second output is not differentiable."""
+
+        @staticmethod
+        def forward(ctx, x, y, factor):
+            ctx.set_materialize_grads(False)
+            ctx.save_for_backward(x, y)
+            ctx.factor = factor
+            count = x * 0 + 2
+            ctx.mark_non_differentiable(count)
+            return x * y * factor, count
+
+        @staticmethod
+        def backward(ctx, grad, grad_count):
+            x, y = ctx.saved_tensors
+            need_x, need_y, _ = ctx.needs_input_grad
+            return (grad * y * ctx.factor if need_x else None,
+                    grad * x * ctx.factor if need_y else None, None)
+
+    class DoubleInPlace(lib.autograd.Function):
+        """x.mul_(2) as a Function that changes its input: mark_dirty."""
+
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    _FUNCTIONS[lib.name] = types.SimpleNamespace(
+        Cube=Cube, WrongCube=WrongCube, ScaleAndCount=ScaleAndCount,
+        DoubleInPlace=DoubleInPlace)
+    return _FUNCTIONS[lib.name]
+
+
+def _gradcheck(lib, x, function):
+    apply = getattr(custom_functions(lib), function).apply
+    return lib.autograd.gradcheck(lambda t: apply(t).sum(), (x,))
+
+
+def _randn(lib, *shape, **options):
+    return lib.randn(*shape, **options)
+
+
+def _value_backward(lib, v, w, gradient=None):
+    y = (v * w).exp() + v
+    if gradient is None:
+        y.backward()
+    else:
+        y.backward(lib.Value(gradient))
+    return y.detach()
+
+
+def _value_backward_twice(lib, v, retain_graph):
+    y = v.exp() * 2
+    y.backward(retain_graph=retain_graph)
+    y.backward()
+    return y.detach()
+
+
+def _value_detach_item(lib, v):
+    d = (v * 3).detach()
+    return d, d.requires_grad, d.is_leaf, d.item(), type(d.item()).__name__
+
+
+def _set_item(lib, x, index, value):
+    x[index] = value
+    return x
+
+
+def _copy_(lib, x, src):
+    return x.copy_(src)
+
+
+def _float(lib, x):
+    return float(x)
+
+
+def _membership(lib, x):
+    return 1.0 in x
+
+
+def _backward_inputs(lib, x, w):
+    (x * w).sum().backward(inputs=[x])
+    return x.grad, w.grad
+
+
+def _sgd_momentum(lib, weight):
+    w = lib.nn.Parameter(weight)
+    (w * w).sum().backward()
+    lib.optim.SGD([w], lr=0.1, momentum=0.9).step()
+    return w.detach() * 1
+
+
+# Indexing: every kind of index, written as the reader writes it.
+
+INDEXES = [
+    ("0", 0), ("-1", -1), ("2", 2), ("1:", slice(1, None)),
+    (":2", slice(None, 2)), ("::2", slice(None, None, 2)),
+    ("-2:", slice(-2, None)), ("1:-1", slice(1, -1)), ("2:1", slice(2, 1)),
+    ("1:10", slice(1, 10)), (":", slice(None)), ("::-1", slice(None, None, -1)),
+    ("0, 1", (0, 1)), (":, 0", (slice(None), 0)), ("..., 0", (Ellipsis, 0)),
+    ("...", Ellipsis), ("None", None), ("0, None", (0, None)),
+    (":, None, 1:", (slice(None), None, slice(1, None))),
+    ("()", ()), ("np.int64(1)", np.int64(1)), ("0, 0, 0", (0, 0, 0)),
+    ("1, ..., 1", (1, Ellipsis, 1)), ("..., ...", (Ellipsis, Ellipsis)),
+    ("True", True), ("[0, 2]", [0, 2]), ("1.5", 1.5),
+]
+
+
+def index_samples(rng):
+    out = []
+    for text, index in INDEXES:
+        x = leaf(rng, (3, 4))
+        out.append(Sample(f"{describe(x)}, [{text}]", (x, index)))
+    for text, index in (("0", 0), ("...", Ellipsis), ("None", None),
+                        ("()", ())):
+        x = leaf(rng, ())
+        out.append(Sample(f"{describe(x)}, [{text}]", (x, index)))
+    for text, index in (("1, :, 0", (1, slice(None), 0)),
+                        ("..., 1:", (Ellipsis, slice(1, None)))):
+        x = leaf(rng, (2, 3, 4))
+        out.append(Sample(f"{describe(x)}, [{text}]", (x, index)))
+    for dtype in ("float32", "int64", "bool"):
+        x = leaf(rng, (3, 4), dtype)
+        out.append(Sample(f"{describe(x)}, [1:, 0]", (x, (slice(1, None), 0))))
+    return out
+
+
+def _two_selections(lib, x):
+    # Two views of one tensor: their gradients meet in one AccumulateGrad.
+    return x[0] * x[1:].sum(0), x[:, 1]
+
+
+# The table.
+
+def matmul_samples(pairs, dtype_pairs=()):
+    def samples(rng):
+        out = []
+        for a_shape, b_shape in pairs:
+            a, b = leaf(rng, a_shape), leaf(rng, b_shape)
+            out.append(Sample(describe(a, b), (a, b)))
+        for a_dtype, b_dtype in dtype_pairs:
+            a, b = leaf(rng, pairs[0][0], a_dtype), leaf(rng, pairs[0][1],
+                                                         b_dtype)
+            out.append(Sample(describe(a, b), (a, b)))
+        a, b = leaf(rng, pairs[0][0]), leaf(rng, pairs[0][1], grad=False)
+        out.append(Sample(describe(a, b), (a, b)))
+        return out
+    return samples
+
+
+MATMUL_PAIRS = [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3), (3,)),
+                ((3,), (3, 2)), ((2, 2, 3), (3, 4)), ((2, 2, 3), (3,)),
+                ((3,), (2, 3, 4)), ((5, 3), (2, 3, 4)),
+                ((2, 2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)),
+                ((), (3,)), ((2, 3), (2, 3)), ((3,), (4,))]
+MATRIX_DTYPES = [("float32", "float32"), ("int64", "int64"),
+                 ("float32", "float64")]
+
+_REDUCTION_DIMS = (0, 1, -1, -2, 2, (0, 1), (-1, 0), [0, 1], (), (0, 0))
+
+
+def _tensor_data_samples(rng):
+    data = [("[1.5, 2.0]", [1.5, 2.0]), ("[1, 2]", [1, 2]),
+            ("[True, False]", [True, False]), ("[True, 2]", [True, 2]),
+            ("[1, 2.5]", [1, 2.5]), ("[[1.0, 2.0], [3.0, 4.0]]",
+                                     [[1.0, 2.0], [3.0, 4.0]]),
+            ("2.5", 2.5), ("3", 3), ("[]", []), ("[[1, 2], [3]]",
+                                                 [[1, 2], [3]]),
+            ("f64 array", array(rng, (2, 2))),
+            ("f32 array", array(rng, (2, 2), "float32")),
+            ("i64 array", array(rng, (2,), "int64")),
+            ("bool array", array(rng, (2,), "bool")),
+            ("0-dim f64 array", array(rng, ())),
+            ("np.float64(2.5)", np.float64(2.5)),
+            ("np.float32(2.5)", np.float32(2.5)),
+            ("np.int64(3)", np.int64(3)),
+            ("[np.float64(2.5)]", [np.float64(2.5)]),
+            ("[1 + 2j]", [1 + 2j]),
+            ("i32 array", np.array([1, 2], np.int32))]
+    return [Sample(text, (value,)) for text, value in data]
+
+
+def _tensor_option_samples(rng):
+    out = []
+    for text, data, options in (
+            ("[1, 2], dtype=f64", [1, 2], dict(dtype=Dtype("float64"))),
+            ("[1.5], dtype=i64", [1.5], dict(dtype=Dtype("int64"))),
+            ("[0, 1], dtype=bool", [0, 1], dict(dtype=Dtype("bool"))),
+            ("[1.5, 2.0], requires_grad", [1.5, 2.0],
+             dict(requires_grad=True)),
+            ("[1, 2], requires_grad", [1, 2], dict(requires_grad=True)),
+            ("[1, 2], dtype=f32, requires_grad", [1, 2],
+             dict(dtype=Dtype("float32"), requires_grad=True)),
+            ("f32 array, dtype=f64", array(rng, (2,), "float32"),
+             dict(dtype=Dtype("float64")))):
+        out.append(Sample(text, (data,), options))
+    return out
+
+
+def _filled_samples(rng):
+    out = []
+    for text, shape, options in (
+            ("2, 3", (2, 3), {}), ("(2, 3)", ((2, 3),), {}),
+            ("[2, 3]", ([2, 3],), {}), ("()", ((),), {}), ("0", (0,), {}),
+            ("3, dtype=f64", (3,), dict(dtype=Dtype("float64"))),
+            ("3, dtype=i64", (3,), dict(dtype=Dtype("int64"))),
+            ("3, dtype=bool", (3,), dict(dtype=Dtype("bool"))),
+            ("3, requires_grad", (3,), dict(requires_grad=True)),
+            ("3, dtype=i64, requires_grad", (3,),
+             dict(dtype=Dtype("int64"), requires_grad=True)),
+            ("-1", (-1,), {})):
+        out.append(Sample(text, shape, options))
+    return out
+
+
+def _value_pairs(rng):
+    out = []
+    for a, b in ((1.5, -0.5), (2.0, 3.0), (-1.0, 2.0), (0.0, 2.0)):
+        for a_grad, b_grad in ((True, True), (True, False), (False, True)):
+            flags = {(True, True): "", (True, False): ", w needs no grad",
+                     (False, True): ", v needs no grad"}[a_grad, b_grad]
+            out.append(Sample(f"v={a}, w={b}{flags}",
+                              (Scalar(a, a_grad), Scalar(b, b_grad))))
+    return out
+
+
+def _value_and_number(rng):
+    return [Sample(f"v={a}, {n!r}", (Scalar(a, True), n))
+            for a in (1.5, -2.0, 0.0) for n in (2, 0.5, -1)]
+
+
+def _value_and_base(rng):
+    return [Sample(f"v={a}, {n!r}", (Scalar(a, True), n))
+            for a in (1.5, -2.0, 0.0) for n in (2, 0.5, 1)]
+
+
+def _values(*numbers):
+    def samples(rng):
+        return [Sample(f"v={a}", (Scalar(a, True),)) for a in numbers]
+    return samples
+
+
+def _nll_samples(rng):
+    out = []
+    for text, shape, target, dtype in (
+            ("4x3, target 4", (4, 3), [0, 2, 1, 2], "float64"),
+            ("1x3, target 1", (1, 3), [1], "float64"),
+            ("f32 4x3, target 4", (4, 3), [0, 2, 1, 0], "float32"),
+            ("3, target 0-dim", (3,), 1, "float64"),
+            ("2x3, target out of range", (2, 3), [1, 5], "float64"),
+            ("2x3, target of 3", (2, 3), [0, 1, 2], "float64"),
+            ("2x3, float target", (2, 3), [0.0, 1.0], "float64")):
+        x = leaf(rng, shape, dtype, high=0.0)
+        out.append(Sample(text, (x, Leaf(np.array(target)))))
+    return out
+
+
+# Version counters are compared where in-place semantics are the point;
+# elsewhere they only reflect how torch reuses its own buffers.
+IN_PLACE_CHECKS = "value, dtype, grads, graph, version, error"
+
+ENTRIES = [
+    # Arithmetic, with broadcasting, dtypes and 0-dim operands.
+    OpEntry("a + b", lambda lib, a, b: a + b, binary_samples(),
+            ("Tensor.__add__",)),
+    OpEntry("a - b", lambda lib, a, b: a - b, binary_samples(),
+            ("Tensor.__sub__",)),
+    OpEntry("a * b", lambda lib, a, b: a * b, binary_samples(),
+            ("Tensor.__mul__",)),
+    OpEntry("a / b", lambda lib, a, b: a / b, binary_samples(b_nonzero=True),
+            ("Tensor.__truediv__",)),
+    OpEntry("a ** b", lambda lib, a, b: a ** b,
+            binary_samples(low=0.5, high=2.0,
+                           dtype_pairs=DTYPE_PAIRS[:2] + DTYPE_PAIRS[3:5]),
+            ("Tensor.__pow__",)),
+    OpEntry("a + number", lambda lib, a, n: a + n, number_samples(),
+            ("Tensor.__add__",)),
+    OpEntry("number + a", lambda lib, a, n: n + a, number_samples(),
+            ("Tensor.__radd__",)),
+    OpEntry("a - number", lambda lib, a, n: a - n, number_samples(),
+            ("Tensor.__sub__",)),
+    OpEntry("number - a", lambda lib, a, n: n - a, number_samples(),
+            ("Tensor.__rsub__",)),
+    OpEntry("a * number", lambda lib, a, n: a * n, number_samples(),
+            ("Tensor.__mul__",)),
+    OpEntry("number * a", lambda lib, a, n: n * a, number_samples(),
+            ("Tensor.__rmul__",)),
+    OpEntry("a / number", lambda lib, a, n: a / n, number_samples(),
+            ("Tensor.__truediv__",)),
+    OpEntry("number / a", lambda lib, a, n: n / a,
+            number_samples(nonzero=True), ("Tensor.__rtruediv__",)),
+    OpEntry("a ** number", lambda lib, a, n: a ** n,
+            number_samples((2, 0.5, -1, 0, 3), ("float64", "float32",
+                                                "int64"), low=0.5, high=2.0),
+            ("Tensor.__pow__",)),
+    OpEntry("number ** a", lambda lib, a, n: n ** a,
+            number_samples((2, 0.5, 2.5), ("float64", "float32", "int64")),
+            ("Tensor.__rpow__",)),
+    OpEntry("-a", lambda lib, a: -a, unary_samples(), ("Tensor.__neg__",)),
+
+    # In-place operations and augmented assignment.
+    OpEntry("Tensor.add_(other)", lambda lib, x, o: x.add_(o),
+            inplace_samples(), ("Tensor.add_",), IN_PLACE_CHECKS),
+    OpEntry("Tensor.add_(other, alpha=2)",
+            lambda lib, x, o: x.add_(o, alpha=2), inplace_samples(),
+            ("Tensor.add_",), IN_PLACE_CHECKS),
+    OpEntry("Tensor.mul_(other)", lambda lib, x, o: x.mul_(o),
+            inplace_samples(), ("Tensor.mul_",), IN_PLACE_CHECKS),
+    OpEntry("Tensor.zero_()", lambda lib, x: x.zero_(),
+            inplace_samples(operand=False), ("Tensor.zero_",),
+            IN_PLACE_CHECKS),
+    OpEntry("Tensor.sub_(other)", lambda lib, x, o: x.sub_(o),
+            inplace_samples(), ("Tensor.sub_",), IN_PLACE_CHECKS),
+    OpEntry("Tensor.div_(other)", lambda lib, x, o: x.div_(o),
+            inplace_samples(), ("Tensor.div_",), IN_PLACE_CHECKS),
+    OpEntry("Tensor.copy_(src)", _copy_, inplace_samples(),
+            ("Tensor.copy_",), IN_PLACE_CHECKS),
+    OpEntry("x[index] = value", _set_item, setitem_samples,
+            ("Tensor.__setitem__",), IN_PLACE_CHECKS),
+    OpEntry("a += b", _iadd, inplace_samples(), ("Tensor.__iadd__",),
+            IN_PLACE_CHECKS),
+    OpEntry("a -= b", _isub, inplace_samples(), ("Tensor.__isub__",),
+            IN_PLACE_CHECKS),
+    OpEntry("a *= b", _imul, inplace_samples(), ("Tensor.__imul__",),
+            IN_PLACE_CHECKS),
+    OpEntry("a /= b", _itruediv, inplace_samples(), ("Tensor.__itruediv__",),
+            IN_PLACE_CHECKS),
+
+    # Matrix products.
+    OpEntry("a @ b", lambda lib, a, b: a @ b,
+            matmul_samples(MATMUL_PAIRS, MATRIX_DTYPES),
+            ("Tensor.__matmul__",)),
+    OpEntry("a.mm(b)", lambda lib, a, b: a.mm(b),
+            matmul_samples([((2, 3), (3, 4)), ((2, 3), (2, 3)),
+                            ((3,), (3, 4)), ((0, 3), (3, 2))], MATRIX_DTYPES),
+            ("Tensor.mm",)),
+    OpEntry("a.mv(v)", lambda lib, a, v: a.mv(v),
+            matmul_samples([((2, 3), (3,)), ((2, 3), (2,)), ((3,), (3,))],
+                           MATRIX_DTYPES), ("Tensor.mv",)),
+    OpEntry("a.bmm(b)", lambda lib, a, b: a.bmm(b),
+            matmul_samples([((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (3, 3, 4)),
+                            ((2, 3), (3, 4))], MATRIX_DTYPES),
+            ("Tensor.bmm",)),
+
+    # Elementwise functions.
+    OpEntry("Tensor.exp()", lambda lib, x: x.exp(), unary_samples(),
+            ("Tensor.exp",)),
+    OpEntry("Tensor.log()", lambda lib, x: x.log(),
+            unary_samples(low=0.1, high=3.0), ("Tensor.log",)),
+    OpEntry("Tensor.log() of negatives and 0", lambda lib, x: x.log(),
+            unary_samples(("float32", "int64"), low=-2, high=0),
+            ("Tensor.log",)),
+    OpEntry("Tensor.tanh()", lambda lib, x: x.tanh(), unary_samples(),
+            ("Tensor.tanh",)),
+    OpEntry("Tensor.sigmoid()", lambda lib, x: x.sigmoid(),
+            unary_samples(low=-30, high=30), ("Tensor.sigmoid",)),
+    OpEntry("Tensor.relu()", lambda lib, x: x.relu(), unary_samples(),
+            ("Tensor.relu",)),
+    OpEntry("Tensor.reciprocal()", lambda lib, x: x.reciprocal(),
+            unary_samples(nonzero=True), ("Tensor.reciprocal",)),
+
+    # Reductions.
+    OpEntry("Tensor.sum()", lambda lib, x: x.sum(), unary_samples(),
+            ("Tensor.sum",)),
+    OpEntry("Tensor.sum(dim)", lambda lib, x, dim: x.sum(dim),
+            dim_samples(_REDUCTION_DIMS), ("Tensor.sum",)),
+    OpEntry("Tensor.sum(dim, keepdim=True)",
+            lambda lib, x, dim: x.sum(dim, keepdim=True),
+            dim_samples(_REDUCTION_DIMS + (None,)), ("Tensor.sum",)),
+    OpEntry("Tensor.mean()", lambda lib, x: x.mean(), unary_samples(),
+            ("Tensor.mean",)),
+    OpEntry("Tensor.mean(dim)", lambda lib, x, dim: x.mean(dim),
+            dim_samples(_REDUCTION_DIMS), ("Tensor.mean",)),
+    OpEntry("Tensor.mean(dim, keepdim=True)",
+            lambda lib, x, dim: x.mean(dim, keepdim=True),
+            dim_samples(_REDUCTION_DIMS + (None,)), ("Tensor.mean",)),
+    OpEntry("Tensor.max()", lambda lib, x: x.max(), unary_samples(),
+            ("Tensor.max",)),
+    OpEntry("Tensor.max() with ties", lambda lib, x: x.max(),
+            fixed(("f64 [1, 3, 3]", lambda rng: Leaf(np.array([1.0, 3, 3]),
+                                                    True)),
+                  ("f64 2x2 all equal", lambda rng: Leaf(np.ones((2, 2)),
+                                                         True))),
+            ("Tensor.max",)),
+    OpEntry("Tensor.max(dim)", _max_dim, dim_samples((0, 1, -1, 2)),
+            ("Tensor.max",)),
+    OpEntry("Tensor.max(dim, keepdim=True)",
+            lambda lib, x, dim: _max_dim(lib, x, dim, keepdim=True),
+            dim_samples((0, 1, -1, 2)), ("Tensor.max",)),
+    OpEntry("Tensor.max(dim) with ties", _max_dim,
+            fixed(("f64 2x3, dim=1", lambda rng: (
+                Leaf(np.array([[1.0, 3, 3], [2, 2, 0]]), True), 1))),
+            ("Tensor.max",)),
+
+    # Shapes and views.
+    OpEntry("Tensor.reshape(*shape)", lambda lib, x, *s: x.reshape(*s),
+            fixed(("f64 2x3, -1", lambda rng: (leaf(rng, (2, 3)), -1)),
+                  ("f64 2x3, 3, 2", lambda rng: (leaf(rng, (2, 3)), 3, 2)),
+                  ("f64 2x3, (3, -1)", lambda rng: (leaf(rng, (2, 3)),
+                                                     (3, -1))),
+                  ("f64 6, 1, 2, 3", lambda rng: (leaf(rng, (6,)), 1, 2, 3)),
+                  ("f64 0-dim, ()", lambda rng: (leaf(rng, ()), ())),
+                  ("f64 2x3, 4", lambda rng: (leaf(rng, (2, 3)), 4)),
+                  ("f64 2x3, -1, -1", lambda rng: (leaf(rng, (2, 3)), -1,
+                                                   -1)),
+                  ("i64 2x3, 6", lambda rng: (leaf(rng, (2, 3), "int64"), 6)),
+                  ("f64 3x2 of x.t(), -1", lambda rng: (leaf(rng, (3, 2)),
+                                                        -1), "of x.t()"),
+                  ("f64 3x2 of x.t(), 3, 2", lambda rng: (leaf(rng, (3, 2)),
+                                                          3, 2), "of x.t()")),
+            ("Tensor.reshape",)),
+    OpEntry("Tensor.view(*shape)", lambda lib, x, *s: x.view(*s),
+            fixed(("f64 2x3, -1", lambda rng: (leaf(rng, (2, 3)), -1)),
+                  ("f64 2x3, 3, 2", lambda rng: (leaf(rng, (2, 3)), 3, 2)),
+                  ("f64 2x3, (1, 6)", lambda rng: (leaf(rng, (2, 3)),
+                                                    (1, 6))),
+                  ("f64 2x3, 5", lambda rng: (leaf(rng, (2, 3)), 5)),
+                  ("f64 3x2 of x.t(), -1", lambda rng: (leaf(rng, (3, 2)),
+                                                        -1), "of x.t()"),
+                  ("bool 2x3, 6", lambda rng: (leaf(rng, (2, 3), "bool"),
+                                               6))),
+            ("Tensor.view",)),
+    OpEntry("Tensor.permute(*dims)", lambda lib, x, *d: x.permute(*d),
+            fixed(("f64 2x3x4, 2, 0, 1", lambda rng: (leaf(rng, (2, 3, 4)),
+                                                      2, 0, 1)),
+                  ("f64 2x3x4, (1, 0, 2)", lambda rng: (
+                      leaf(rng, (2, 3, 4)), (1, 0, 2))),
+                  ("f64 2x3, -1, 0", lambda rng: (leaf(rng, (2, 3)), -1, 0)),
+                  ("f64 2x3, 0, 1, 2", lambda rng: (leaf(rng, (2, 3)), 0, 1,
+                                                    2)),
+                  ("f64 2x3, 0, 0", lambda rng: (leaf(rng, (2, 3)), 0, 0)),
+                  ("f64 0-dim, ()", lambda rng: (leaf(rng, ()), ()))),
+            ("Tensor.permute",)),
+    OpEntry("Tensor.transpose(dim0, dim1)",
+            lambda lib, x, d0, d1: x.transpose(d0, d1),
+            fixed(("f64 2x3, 0, 1", lambda rng: (leaf(rng, (2, 3)), 0, 1)),
+                  ("f64 2x3x4, -1, 0", lambda rng: (leaf(rng, (2, 3, 4)), -1,
+                                                    0)),
+                  ("f64 2x3, 1, 1", lambda rng: (leaf(rng, (2, 3)), 1, 1)),
+                  ("f64 2x3, 0, 2", lambda rng: (leaf(rng, (2, 3)), 0, 2)),
+                  ("f64 0-dim, 0, -1", lambda rng: (leaf(rng, ()), 0, -1)),
+                  ("i64 2x3, 0, 1", lambda rng: (leaf(rng, (2, 3), "int64"),
+                                                 0, 1))),
+            ("Tensor.transpose",)),
+    OpEntry("Tensor.t()", lambda lib, x: x.t(),
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.ones((2, 3)), True), Leaf(np.ones(3), True),
+                Leaf(np.ones(()), True), Leaf(np.ones((2, 2, 2)), True))]),
+            ("Tensor.t",)),
+    OpEntry("Tensor.T", lambda lib, x: x.T,
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.ones((2, 3)), True), Leaf(np.ones(3), True),
+                Leaf(np.ones(()), True), Leaf(np.ones((2, 3, 4)), True))]),
+            ("Tensor.T",)),
+    OpEntry("Tensor.unsqueeze(dim)", lambda lib, x, d: x.unsqueeze(d),
+            dim_samples((0, 1, 2, -1, -3, 3, -4), dtypes=("int64",)),
+            ("Tensor.unsqueeze",)),
+    OpEntry("Tensor.squeeze(dim)", lambda lib, x, d: x.squeeze(d),
+            fixed(("f64 2x1x3, 1", lambda rng: (leaf(rng, (2, 1, 3)), 1)),
+                  ("f64 2x1x3, -2", lambda rng: (leaf(rng, (2, 1, 3)), -2)),
+                  ("f64 2x1x3, 0", lambda rng: (leaf(rng, (2, 1, 3)), 0)),
+                  ("f64 2x1x3, 3", lambda rng: (leaf(rng, (2, 1, 3)), 3)),
+                  ("f64 0-dim, 0", lambda rng: (leaf(rng, ()), 0)),
+                  ("f64 1, -1", lambda rng: (leaf(rng, (1,)), -1)),
+                  ("f64 1x1, (0, 1)", lambda rng: (leaf(rng, (1, 1)),
+                                                    (0, 1)))),
+            ("Tensor.squeeze",)),
+    OpEntry("Tensor.squeeze()", lambda lib, x: x.squeeze(),
+            fixed(("f64 2x1x3", lambda rng: leaf(rng, (2, 1, 3))),
+                  ("f64 1x1", lambda rng: leaf(rng, (1, 1)))),
+            ("Tensor.squeeze",)),
+    OpEntry("Tensor.expand(*sizes)", lambda lib, x, *s: x.expand(*s),
+            fixed(("f64 3, 2, 3", lambda rng: (leaf(rng, (3,)), 2, 3)),
+                  ("f64 1x3, (4, 3)", lambda rng: (leaf(rng, (1, 3)),
+                                                    (4, 3))),
+                  ("f64 1x3, 4, -1", lambda rng: (leaf(rng, (1, 3)), 4, -1)),
+                  ("f64 0-dim, 2", lambda rng: (leaf(rng, ()), 2)),
+                  ("f64 2x3, 3", lambda rng: (leaf(rng, (2, 3)), 3)),
+                  ("f64 2x3, 4, 3", lambda rng: (leaf(rng, (2, 3)), 4, 3))),
+            ("Tensor.expand",)),
+    OpEntry("Tensor.sum_to_size(*size)", lambda lib, x, *s: x.sum_to_size(*s),
+            fixed(("f64 2x3, 3", lambda rng: (leaf(rng, (2, 3)), 3)),
+                  ("f64 2x3, 1, 3", lambda rng: (leaf(rng, (2, 3)), 1, 3)),
+                  ("f64 2x3, (2, 1)", lambda rng: (leaf(rng, (2, 3)),
+                                                    (2, 1))),
+                  ("f64 2x3, 2, 3", lambda rng: (leaf(rng, (2, 3)), 2, 3)),
+                  ("f64 2x3, 4", lambda rng: (leaf(rng, (2, 3)), 4))),
+            ("Tensor.sum_to_size",)),
+    OpEntry("Tensor.clone()", lambda lib, x: x.clone(), unary_samples(),
+            ("Tensor.clone",)),
+    OpEntry("Tensor.detach()", lambda lib, x: (x.detach(), x.detach() is x),
+            unary_samples(), ("Tensor.detach",)),
+    OpEntry("Tensor.detach() shares memory", _detach_shares_memory,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("Tensor.detach",), IN_PLACE_CHECKS),
+
+    # Indexing and iteration.
+    OpEntry("x[index]", lambda lib, x, index: x[index], index_samples,
+            ("Tensor.__getitem__",)),
+    OpEntry("x[tensor]", lambda lib, x, index: x[lib.tensor(index)],
+            fixed(*[(f"f64 3x4, [{text}]", lambda rng, index=index: (
+                leaf(rng, (3, 4)), index)) for text, index in (
+                    ("bool mask 3", np.array([True, False, True])),
+                    ("i64 [0, 2]", np.array([0, 2])),
+                    ("0-dim i64", np.array(1)))]),
+            ("Tensor.__getitem__",)),
+    OpEntry("Tensor.unbind(dim)", lambda lib, x, dim: x.unbind(dim),
+            dim_samples((0, 1, -1, 2), dtypes=("int64",)), ("Tensor.unbind",)),
+    OpEntry("x[0] * x[1:].sum(0), x[:, 1]", _two_selections,
+            fixed(("f64 3x4", lambda rng: leaf(rng, (3, 4)))),
+            ("Tensor.__getitem__",)),
+    OpEntry("tuple(x) (iteration)", lambda lib, x: tuple(x),
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.arange(6.0).reshape(2, 3), True),
+                Leaf(np.arange(3.0), True), Leaf(np.ones(()), True),
+                Leaf(np.ones((0, 3)), True))]),
+            ("Tensor.__iter__",)),
+    OpEntry("len(x)", lambda lib, x: len(x),
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3))),
+                  ("f64 0-dim", lambda rng: leaf(rng, ()))),
+            ("Tensor.__len__",), checks="value, error"),
+
+    # Conversions and attributes.
+    OpEntry("Tensor.item()", lambda lib, x: x.item(),
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.array(2.5), True), Leaf(np.array([1.5], np.float32)),
+                Leaf(np.array(3)), Leaf(np.array(True)),
+                Leaf(np.ones((2, 3))), Leaf(np.ones((0,))))]),
+            ("Tensor.item",), checks="value, error"),
+    OpEntry("Tensor.tolist()", lambda lib, x: x.tolist(),
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.arange(6.0).reshape(2, 3), True),
+                Leaf(np.array(2.5)), Leaf(np.array([1, 2])),
+                Leaf(np.array([True, False])))]),
+            ("Tensor.tolist",), checks="value, error"),
+    OpEntry("Tensor.numpy()", lambda lib, x: x.numpy(), unary_samples(),
+            ("Tensor.numpy",), checks="value, dtype, error"),
+    OpEntry("Tensor.numpy() shares memory", _numpy_shares_memory,
+            fixed(("f64 2x3 (no grad)", lambda rng: leaf(rng, (2, 3),
+                                                         grad=False))),
+            ("Tensor.numpy",), checks="value, dtype, error"),
+    OpEntry("np.asarray(x)", lambda lib, x: np.asarray(x),
+            fixed(("f64 2x3 (no grad)", lambda rng: leaf(rng, (2, 3),
+                                                         grad=False)),
+                  ("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("Tensor.__array__",), checks="value, dtype, error"),
+    OpEntry("bool(x)", lambda lib, x: bool(x),
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.array(0.0)), Leaf(np.array([2])),
+                Leaf(np.ones((2, 3))), Leaf(np.ones((0,))))]),
+            ("Tensor.__bool__",), checks="value, error"),
+    OpEntry("repr(x)", lambda lib, x: repr(x),
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.array([1.5, 2.0])), Leaf(np.array([1.5, 2.0]), True),
+                Leaf(np.array([1.5, 2.0], np.float32)),
+                Leaf(np.array([1, 2])))]),
+            ("Tensor.__repr__",), checks="value"),
+    OpEntry("x.shape, x.ndim, x.dim(), x.numel(), x.size(), len(x.size())",
+            lambda lib, x: (x.shape, x.ndim, x.dim(), x.numel(), x.size(),
+                            len(x.size())),
+            unary_samples(), ("Tensor.shape", "Tensor.ndim", "Tensor.dim",
+                              "Tensor.numel", "Tensor.size"),
+            checks="value"),
+    OpEntry("x.size(dim)", lambda lib, x, dim: x.size(dim),
+            dim_samples((0, 1, -1, -2, 2), dtypes=()), ("Tensor.size",),
+            checks="value, error"),
+    OpEntry("x.is_leaf, x.requires_grad, x.grad, x.grad_fn",
+            _leaf_flags, unary_samples(), ("Tensor.is_leaf",
+                                           "Tensor.requires_grad",
+                                           "Tensor.grad", "Tensor.grad_fn"),
+            checks="value"),
+    OpEntry("x.dtype, x.output_nr, x._version",
+            lambda lib, x: (x.dtype, x.output_nr, x._version),
+            unary_samples(), ("Tensor.dtype", "Tensor.output_nr"),
+            checks="value, dtype"),
+    OpEntry("Tensor.requires_grad_()", lambda lib, x: x.requires_grad_(),
+            unary_samples(), ("Tensor.requires_grad_",)),
+    OpEntry("(x * 2).requires_grad_(False)", _requires_grad_of_non_leaf,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("Tensor.requires_grad_",)),
+
+    # backward and its arguments.
+    OpEntry("Tensor.backward()", _backward,
+            fixed(*[(describe(x), lambda rng, x=x: x) for x in (
+                Leaf(np.array(2.0), True), Leaf(np.array([2.0]), True),
+                Leaf(np.ones((2, 3)), True), Leaf(np.ones(3)),
+                Leaf(np.ones(3, np.float32), True))]),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward(gradient)",
+            lambda lib, x, g: _backward(lib, x, lib.tensor(g)),
+            fixed(("f64 2x3, f64 2x3", lambda rng: (leaf(rng, (2, 3)),
+                                                    array(rng, (2, 3)))),
+                  ("f64 2x3, f32 2x3", lambda rng: (
+                      leaf(rng, (2, 3)), array(rng, (2, 3), "float32"))),
+                  ("f64 2x3, f64 3", lambda rng: (leaf(rng, (2, 3)),
+                                                  array(rng, (3,)))),
+                  ("f64 2x3, f64 1x3", lambda rng: (leaf(rng, (2, 3)),
+                                                    array(rng, (1, 3)))),
+                  ("f64 0-dim, f64 0-dim", lambda rng: (leaf(rng, ()),
+                                                        array(rng, ())))),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward(gradient=a float)",
+            lambda lib, x: _backward(lib, x, 2.0),
+            fixed(("f64 0-dim", lambda rng: leaf(rng, ()))),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward(retain_graph), twice", _backward_twice,
+            fixed(("f64 3, retain_graph=True", lambda rng: (leaf(rng, (3,)),
+                                                            True)),
+                  ("f64 3, retain_graph=False", lambda rng: (leaf(rng, (3,)),
+                                                             False))),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward() twice, nothing saved",
+            _backward_without_saved_tensors_twice,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward(create_graph=True)", _double_backward,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,))),
+                  ("f64 0-dim", lambda rng: leaf(rng, ()))),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward() that fails midway: x.grad", _backward_that_fails,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("Tensor.backward",)),
+    OpEntry("Tensor.backward() through a reused result",
+            _backward_of_two_uses,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("Tensor.backward",)),
+
+    # toygrad's functions.
+    OpEntry("toygrad.tensor(data)", lambda lib, data: lib.tensor(data),
+            _tensor_data_samples, ("tensor",)),
+    OpEntry("toygrad.tensor(data, dtype, requires_grad)",
+            lambda lib, data, **options: lib.tensor(data, **options),
+            _tensor_option_samples, ("tensor", "Tensor", "float32",
+                                     "float64", "int64")),
+    OpEntry("toygrad.zeros(*shape)",
+            lambda lib, *shape, **options: lib.zeros(*shape, **options),
+            _filled_samples, ("zeros",)),
+    OpEntry("toygrad.ones(*shape)",
+            lambda lib, *shape, **options: lib.ones(*shape, **options),
+            _filled_samples, ("ones",)),
+    OpEntry("toygrad.randn(*shape)", _randn, _filled_samples, ("randn",),
+            checks="dtype, shape, grads, error"),
+    OpEntry("toygrad.from_numpy(array)", lambda lib, a: lib.from_numpy(a),
+            fixed(*[(text, lambda rng, a=a: a) for text, a in (
+                ("f64 2x3", np.arange(6.0).reshape(2, 3)),
+                ("f32 0-dim", np.array(1.5, np.float32)),
+                ("i64 3", np.arange(3)),
+                ("bool 2", np.array([True, False])))]),
+            ("from_numpy",)),
+    OpEntry("toygrad.from_numpy(array) shares memory",
+            _from_numpy_shares_memory,
+            fixed(("f64 2x3", lambda rng: array(rng, (2, 3)))),
+            ("from_numpy",)),
+    OpEntry("no_grad, enable_grad, set_grad_enabled, is_grad_enabled",
+            _grad_mode_functions,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3))),
+                  ("f64 2x3 (no grad)", lambda rng: leaf(rng, (2, 3),
+                                                         grad=False))),
+            ("no_grad", "enable_grad", "set_grad_enabled",
+             "is_grad_enabled")),
+    OpEntry("set_grad_enabled(False) as a call",
+            _set_grad_enabled_as_a_call,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("set_grad_enabled",)),
+
+    # toygrad.nn.functional.
+    OpEntry("F.relu(x)", lambda lib, x: lib.F.relu(x), unary_samples(),
+            ("nn.functional.relu",)),
+    OpEntry("F.linear(x, weight)", lambda lib, x, w: lib.F.linear(x, w),
+            fixed(*[(f"x {shape_id(s)}, weight 2x3", lambda rng, s=s: (
+                leaf(rng, s), leaf(rng, (2, 3)))) for s in ((3,), (4, 3),
+                                                             (2, 4, 3))],
+                  ("x f32 4x3, weight f32 2x3", lambda rng: (
+                      leaf(rng, (4, 3), "float32"),
+                      leaf(rng, (2, 3), "float32"))),
+                  ("x 4x3, weight 2x2", lambda rng: (leaf(rng, (4, 3)),
+                                                     leaf(rng, (2, 2))))),
+            ("nn.functional.linear",)),
+    OpEntry("F.linear(x, weight, bias)",
+            lambda lib, x, w, b: lib.F.linear(x, w, b),
+            fixed(*[(f"x {shape_id(s)}, weight 2x3, bias 2",
+                     lambda rng, s=s: (leaf(rng, s), leaf(rng, (2, 3)),
+                                       leaf(rng, (2,))))
+                    for s in ((3,), (4, 3), (2, 4, 3))],
+                  ("x 4x3 (no grad), weight 2x3, bias 2", lambda rng: (
+                      leaf(rng, (4, 3), grad=False), leaf(rng, (2, 3)),
+                      leaf(rng, (2,)))),
+                  ("x f32 4x3, weight f32 2x3, bias f32 2", lambda rng: (
+                      leaf(rng, (4, 3), "float32"),
+                      leaf(rng, (2, 3), "float32"),
+                      leaf(rng, (2,), "float32")))),
+            ("nn.functional.linear",)),
+    OpEntry("F.log_softmax(x, dim)", lambda lib, x, d: lib.F.log_softmax(x, d),
+            dim_samples((1, -1, 0, 2), dtypes=("float32", "int64")),
+            ("nn.functional.log_softmax",)),
+    OpEntry("F.nll_loss(log_probs, target)",
+            lambda lib, x, t: lib.F.nll_loss(x, t), _nll_samples,
+            ("nn.functional.nll_loss",)),
+    OpEntry("F.cross_entropy(logits, target)",
+            lambda lib, x, t: lib.F.cross_entropy(x, t), _nll_samples,
+            ("nn.functional.cross_entropy",)),
+
+    # Modules and the optimizer.
+    OpEntry("nn.Linear(in, out) parameters", _fresh_linear,
+            fixed(("3, 2", lambda rng: (3, 2, True)),
+                  ("3, 2, bias=False", lambda rng: (3, 2, False))),
+            ("nn.Linear", "nn.Module.named_parameters"), checks="value"),
+    OpEntry("nn.Linear(in, out)(x)", _linear_module,
+            fixed(*[(f"x {shape_id(s)}, bias={b}", lambda rng, s=s, b=b: (
+                leaf(rng, s), leaf(rng, (2, 3), grad=False))
+                + ((leaf(rng, (2,), grad=False),) if b else ()))
+                for s in ((3,), (4, 3), (2, 4, 3)) for b in (True, False)]),
+            ("nn.Linear", "nn.Parameter")),
+    OpEntry("nn.ReLU()(x)", lambda lib, x: lib.nn.ReLU()(x), unary_samples(),
+            ("nn.ReLU",)),
+    OpEntry("nn.Sequential(Linear, ReLU, Linear)(x)", _mlp,
+            fixed(("x 5x3", lambda rng: (leaf(rng, (5, 3)),) + tuple(
+                leaf(rng, s, grad=False) for s in ((4, 3), (4,), (2, 4),
+                                                   (2,))))),
+            ("nn.Sequential", "nn.Module", "nn.Module.__call__",
+             "nn.Module.__setattr__", "nn.Module.parameters",
+             "nn.Module.named_parameters")),
+    OpEntry("nn.Module.zero_grad()", _zero_grad,
+            fixed(("x 4x3", lambda rng: (leaf(rng, (4, 3)),
+                                         leaf(rng, (2, 3), grad=False)))),
+            ("nn.Module.zero_grad",), checks="value"),
+    OpEntry("optim.SGD(params, lr).step(), .zero_grad()", _sgd_step,
+            fixed(*[(f"x {shape_id(s)}, lr={lr}", lambda rng, s=s, lr=lr: (
+                leaf(rng, s, grad=False), leaf(rng, (2, 3), grad=False),
+                leaf(rng, (2,), grad=False), lr))
+                for s, lr in (((4, 3), 0.1), ((3,), 0.5))]),
+            ("optim.SGD", "optim.SGD.step", "optim.SGD.zero_grad")),
+
+    # The Function API.
+    OpEntry("autograd.Function (a custom x ** 3)",
+            lambda lib, x: custom_functions(lib).Cube.apply(x),
+            unary_samples(dtypes=("float32",)),
+            ("autograd.Function", "autograd.Function.apply",
+             "autograd.Function.forward", "autograd.Function.backward",
+             "ctx.save_for_backward", "ctx.saved_tensors")),
+    OpEntry("autograd.Function with a non-differentiable output",
+            lambda lib, x, y: custom_functions(lib).ScaleAndCount.apply(
+                x, y, 1.5),
+            binary_samples(dtype_pairs=[("float32", "float32")]),
+            ("ctx.mark_non_differentiable", "ctx.set_materialize_grads",
+             "ctx.needs_input_grad")),
+    OpEntry("autograd.Function that changes its input (mark_dirty)",
+            lambda lib, x: custom_functions(lib).DoubleInPlace.apply(x),
+            fixed(*[(f"{context}, f64 2x3", lambda rng: leaf(rng, (2, 3)),
+                     context) for context in (
+                         "on a leaf", "on a non-leaf", "on a view of a non-leaf",
+                         "on an input saved for backward")]),
+            ("ctx.mark_dirty",), IN_PLACE_CHECKS),
+    OpEntry("autograd.gradcheck(f, inputs)", _gradcheck,
+            fixed(("f64 3, right backward", lambda rng: (leaf(rng, (3,)),
+                                                         "Cube")),
+                  ("f64 3, wrong backward", lambda rng: (leaf(rng, (3,)),
+                                                         "WrongCube"))),
+            ("autograd.gradcheck", "autograd.GradcheckError"),
+            checks="value, error"),
+
+    # toygrad.scalar.Value, compared with a 0-dim float64 tensor.
+    OpEntry("Value: v + w", lambda lib, v, w: v + w, _value_pairs,
+            ("Value.__add__",)),
+    OpEntry("Value: v - w", lambda lib, v, w: v - w, _value_pairs,
+            ("Value.__sub__",)),
+    OpEntry("Value: v * w", lambda lib, v, w: v * w, _value_pairs,
+            ("Value.__mul__",)),
+    OpEntry("Value: v / w", lambda lib, v, w: v / w, _value_pairs,
+            ("Value.__truediv__",)),
+    OpEntry("Value: v ** w", lambda lib, v, w: v ** w, _value_pairs,
+            ("Value.__pow__",)),
+    OpEntry("Value: v + number", lambda lib, v, n: v + n, _value_and_number,
+            ("Value.__add__",)),
+    OpEntry("Value: number + v", lambda lib, v, n: n + v, _value_and_number,
+            ("Value.__radd__",)),
+    OpEntry("Value: v - number", lambda lib, v, n: v - n, _value_and_number,
+            ("Value.__sub__",)),
+    OpEntry("Value: number - v", lambda lib, v, n: n - v, _value_and_number,
+            ("Value.__rsub__",)),
+    OpEntry("Value: v * number", lambda lib, v, n: v * n, _value_and_number,
+            ("Value.__mul__",)),
+    OpEntry("Value: number * v", lambda lib, v, n: n * v, _value_and_number,
+            ("Value.__rmul__",)),
+    OpEntry("Value: v / number", lambda lib, v, n: v / n, _value_and_number,
+            ("Value.__truediv__",)),
+    OpEntry("Value: number / v", lambda lib, v, n: n / v, _value_and_number,
+            ("Value.__rtruediv__",)),
+    OpEntry("Value: v ** number", lambda lib, v, n: v ** n, _value_and_number,
+            ("Value.__pow__",)),
+    OpEntry("Value: number ** v", lambda lib, v, n: n ** v,
+            _value_and_base, ("Value.__rpow__",)),
+    OpEntry("Value: -v", lambda lib, v: -v, _values(1.5, -2.0, 0.0),
+            ("Value.__neg__",)),
+    OpEntry("Value: v.exp()", lambda lib, v: v.exp(), _values(1.5, -2.0, 0.0),
+            ("Value.exp",)),
+    OpEntry("Value: v.log()", lambda lib, v: v.log(),
+            _values(1.5, 0.25, 0.0, -1.0), ("Value.log",)),
+    OpEntry("Value: v.tanh()", lambda lib, v: v.tanh(),
+            _values(1.5, -2.0, 0.0), ("Value.tanh",)),
+    OpEntry("Value: v.relu()", lambda lib, v: v.relu(),
+            _values(1.5, -2.0, 0.0), ("Value.relu",)),
+    OpEntry("Value: v.sigmoid()", lambda lib, v: v.sigmoid(),
+            _values(1.5, -2.0, 0.0, -800.0, 800.0), ("Value.sigmoid",)),
+    OpEntry("Value: v.backward(gradient), v.grad", _value_backward,
+            fixed(("v=0.5, w=-1.5", lambda rng: (Scalar(0.5, True),
+                                                 Scalar(-1.5, True))),
+                  ("v=0.5, w=-1.5, gradient=2.5", lambda rng: (
+                      Scalar(0.5, True), Scalar(-1.5, True), 2.5))),
+            ("Value.backward", "Value.grad", "Value.grad_fn",
+             "Value.requires_grad", "Value.is_leaf")),
+    OpEntry("Value: v.backward(retain_graph), twice", _value_backward_twice,
+            fixed(("v=0.5, retain_graph=True", lambda rng: (
+                Scalar(0.5, True), True)),
+                  ("v=0.5, retain_graph=False", lambda rng: (
+                      Scalar(0.5, True), False))),
+            ("Value.backward",)),
+    OpEntry("Value: v.backward() without grad",
+            lambda lib, v: v.backward(),
+            fixed(("v=0.5 (no grad)", lambda rng: Scalar(0.5, False))),
+            ("Value.backward",)),
+    OpEntry("Value: v.detach(), v.item()", _value_detach_item,
+            _values(1.5, -2.0), ("Value.detach", "Value.item")),
+
+    # What torch offers beside the operations above: comparisons, options.
+    OpEntry("a == b", lambda lib, a, b: a == b,
+            fixed(("f64 2x3, f64 2x3", lambda rng: (leaf(rng, (2, 3)),
+                                                    leaf(rng, (2, 3))))),
+            ("Tensor.__eq__",)),
+    OpEntry("a < 0", lambda lib, a: a < 0,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("Tensor.__lt__",)),
+    OpEntry("1.0 in x", _membership,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
+            ("Tensor.__contains__",)),
+    OpEntry("float(x)", _float,
+            fixed(("f64 0-dim", lambda rng: leaf(rng, ())),
+                  ("f64 1 (no grad)", lambda rng: leaf(rng, (1,), grad=False))),
+            ("Tensor.__float__",)),
+    OpEntry("Tensor.sum(dtype=...)", lambda lib, x: x.sum(dtype=lib.float64),
+            fixed(("f32 2x3", lambda rng: leaf(rng, (2, 3), "float32"))),
+            ("Tensor.sum",)),
+    OpEntry("Tensor.backward(inputs=[x])", _backward_inputs,
+            fixed(("f64 3, f64 3", lambda rng: (leaf(rng, (3,)),
+                                                leaf(rng, (3,))))),
+            ("Tensor.backward",)),
+    OpEntry("F.nll_loss(..., reduction='sum')",
+            lambda lib, x, t: lib.F.nll_loss(x, t, reduction="sum"),
+            fixed(("4x3, target 4", lambda rng: (
+                leaf(rng, (4, 3), high=0.0), Leaf(np.array([0, 2, 1, 2]))))),
+            ("nn.functional.nll_loss",)),
+    OpEntry("F.nll_loss(..., weight=w)",
+            lambda lib, x, t, w: lib.F.nll_loss(x, t, weight=w),
+            fixed(("4x3, target 4, weight 3", lambda rng: (
+                leaf(rng, (4, 3), high=0.0), Leaf(np.array([0, 2, 1, 2])),
+                leaf(rng, (3,), grad=False, low=0.5)))),
+            ("nn.functional.nll_loss",)),
+    OpEntry("F.cross_entropy(..., label_smoothing=0.1)",
+            lambda lib, x, t: lib.F.cross_entropy(x, t, label_smoothing=0.1),
+            fixed(("4x3, target 4", lambda rng: (
+                leaf(rng, (4, 3)), Leaf(np.array([0, 2, 1, 2]))))),
+            ("nn.functional.cross_entropy",)),
+    OpEntry("optim.SGD(params, lr, momentum=0.9)", _sgd_momentum,
+            fixed(("weight 2x3", lambda rng: leaf(rng, (2, 3), grad=False))),
+            ("optim.SGD",)),
+]
+
+
+# Attributes that differ from PyTorch's by design, and are not compared.
+BY_DESIGN = {
+    "Tensor.data": "a NumPy array (design.md), where torch's .data is a "
+                   "tensor; the harness reads the numbers through it",
+    "Value.data": "a Python float, where a torch tensor's .data is a tensor",
+    "Value.__repr__": "Value(1.5, requires_grad=True): a scalar Value says "
+                      "what it is, not tensor(...)",
+}
+
+
+# What toygrad deliberately does not support: for these cases it must raise
+# this error, with a message naming what is unsupported (matched ignoring
+# case), instead of answering. PyTorch supports every one of them.
+UNSUPPORTED = {
+    "x[index]: f64 3x4, [True]": (NotImplementedError, "indexing with a bool"),
+    "x[index]: f64 3x4, [[0, 2]]": (NotImplementedError, "indexing with a list"),
+    "x[tensor]: f64 3x4, [bool mask 3]": (NotImplementedError, "a Tensor"),
+    "x[tensor]: f64 3x4, [i64 [0, 2]]": (NotImplementedError, "a Tensor"),
+    "x[tensor]: f64 3x4, [0-dim i64]": (NotImplementedError, "a Tensor"),
+    "Tensor.squeeze(dim): f64 1x1, (0, 1)": (NotImplementedError, "tuple of dims"),
+    "number ** a: i64 2x3, 2": (NotImplementedError, "number ** tensor"),
+    "toygrad.tensor(data): [1 + 2j]": (NotImplementedError, "complex"),
+    "toygrad.tensor(data): i32 array": (NotImplementedError, "int32"),
+    "F.nll_loss(log_probs, target): 3, target 0-dim": (NotImplementedError, "(N, C)"),
+    "F.cross_entropy(logits, target): 3, target 0-dim": (NotImplementedError, "(N, C)"),
+    "a == b: f64 2x3, f64 2x3": (NotImplementedError, "comparison"),
+    "a < 0: f64 2x3": (NotImplementedError, "comparison"),
+    "1.0 in x: f64 2x3": (NotImplementedError, "comparison"),
+    "float(x): f64 0-dim": (NotImplementedError, "float"),
+    "float(x): f64 1 (no grad)": (NotImplementedError, "float"),
+    "Tensor.sum(dtype=...): f32 2x3": (NotImplementedError, "dtype"),
+    "Tensor.backward(inputs=[x]): f64 3, f64 3": (NotImplementedError, "inputs"),
+    "F.nll_loss(..., reduction='sum'): 4x3, target 4": (NotImplementedError, "reduction"),
+    "F.nll_loss(..., weight=w): 4x3, target 4, weight 3": (NotImplementedError, "weight"),
+    "F.cross_entropy(..., label_smoothing=0.1): 4x3, target 4":
+        (NotImplementedError, "label_smoothing"),
+    "optim.SGD(params, lr, momentum=0.9): weight 2x3": (NotImplementedError, "momentum"),
+    "autograd.Function that changes its input (mark_dirty): on a view of a "
+    "non-leaf, f64 2x3": (NotImplementedError, "mark_dirty on a view"),
+}
+
+
+# Running a case on both libraries.
+
+def rng_for(text):
+    """A generator seeded by ``text``: the same numbers on every run."""
+    return np.random.default_rng(zlib.crc32(text.encode()))
+
+
+def _cases():
+    cases = []
+    for entry in ENTRIES:
+        for sample in entry.samples(rng_for(entry.name)):
+            cases.append(Case(entry, sample))
+    ids = [case.id for case in cases]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    assert not duplicates, f"case ids must be unique: {sorted(duplicates)}"
+    return cases
+
+
+CASES = _cases()
+CASE_COUNT = len(CASES)  # the (operation, sample) pairs
+CASES_BY_ID = {case.id: case for case in CASES}
+
+
+def _resolve(lib, arg, leaves):
+    """A sample's argument as ``lib``'s object; collects the leaves made."""
+    if isinstance(arg, Leaf):
+        made = lib.tensor(arg.array.copy(), requires_grad=arg.requires_grad)
+    elif isinstance(arg, Scalar):
+        made = lib.Value(arg.data, requires_grad=arg.requires_grad)
+    elif isinstance(arg, Dtype):
+        return getattr(lib, arg.name)
+    else:
+        return copy.deepcopy(arg)  # from_numpy must not share across runs
+    leaves.append(made)
+    return made
+
+
+def _is_tensor(obj):
+    return isinstance(obj, (torch.Tensor, toygrad.Tensor, Value))
+
+
+def _dtype_name(dtype):
+    return str(dtype).rsplit(".", 1)[-1]  # torch.float32 / float32
+
+
+SKIP = object()  # a fact that is not compared (Value has no version)
+
+
+def _attempt(read):
+    try:
+        return read()
+    except Exception as error:  # a broken attribute is a difference too
+        return f"<{type(error).__name__}: {error}>"
+
+
+def tensor_facts(t):
+    """What the harness compares about one tensor, as plain data."""
+    if isinstance(t, Value):
+        return dict(values=np.array(t.data, np.float64), dtype="float64",
+                    shape=(), requires_grad=t.requires_grad,
+                    is_leaf=t.is_leaf, graph=_attempt(
+                        lambda: graph_structure(t)), version=SKIP,
+                    output_nr=SKIP)
+    if isinstance(t, torch.Tensor):
+        values = _attempt(lambda: t.detach().numpy().copy())
+    else:
+        values = _attempt(lambda: np.array(t.data, copy=True))
+    return dict(values=values, dtype=_attempt(lambda: _dtype_name(t.dtype)),
+                shape=_attempt(lambda: tuple(t.shape)),
+                requires_grad=_attempt(lambda: t.requires_grad),
+                is_leaf=_attempt(lambda: t.is_leaf),
+                graph=_attempt(lambda: graph_structure(t)),
+                version=_attempt(lambda: t._version),
+                output_nr=_attempt(lambda: t.output_nr))
+
+
+def facts(obj):
+    """A result as plain data: tensors as ``tensor_facts``, nested alike."""
+    if _is_tensor(obj):
+        return ("tensor", tensor_facts(obj))
+    if isinstance(obj, (list, tuple)):  # torch.Size, MaxResult: tuples
+        kind = "list" if isinstance(obj, list) else "tuple"
+        return (kind, [facts(item) for item in obj])
+    if isinstance(obj, np.ndarray):
+        return ("ndarray", dict(values=obj.copy(), dtype=str(obj.dtype),
+                                shape=obj.shape))
+    if isinstance(obj, (torch.dtype, np.dtype)) or (
+            isinstance(obj, type) and issubclass(obj, np.generic)):
+        return ("dtype", _dtype_name(np.dtype(obj) if isinstance(obj, type)
+                                     else obj))
+    return (type(obj).__name__, obj)
+
+
+def _tensors_in(obj):
+    """The tensors a result holds, in order, each once."""
+    found = []
+
+    def visit(item):
+        if _is_tensor(item):
+            if not any(item is seen for seen in found):
+                found.append(item)
+        elif isinstance(item, (list, tuple)):
+            for part in item:
+                visit(part)
+    visit(obj)
+    return found
+
+
+def _upstream(lib, output, rng):
+    """A random gradient for ``output``, of its shape and dtype."""
+    if isinstance(output, Value):
+        return Value(rng.standard_normal())
+    numbers = rng.standard_normal(tuple(output.shape))
+    return lib.tensor(numbers.astype(_dtype_name(output.dtype)))
+
+
+def grad_facts(x):
+    """The facts of ``x.grad``."""
+    grad = x.grad
+    if isinstance(x, Value) and isinstance(grad, float):
+        return facts(Value(grad))  # a Value's gradient is a float
+    kind, data = facts(grad)
+    if kind == "tensor":  # how torch reuses buffers is its own business
+        data.update(version=SKIP, output_nr=SKIP)
+    return kind, data
+
+
+def _error(error):
+    return None if error is None else (type(error).__name__, str(error))
+
+
+@dataclass
+class Run:
+    """What one library did with one case."""
+    error: tuple = None  # (type name, message) if the function raised
+    result: object = None  # facts of the result
+    backward_error: tuple = None
+    grads: list = None  # facts of every leaf's .grad after backward
+    grad_mode_left_off: bool = False
+
+
+def _call(lib, case):
+    leaves = []
+    args = [_resolve(lib, arg, leaves) for arg in case.sample.args]
+    kwargs = {k: _resolve(lib, v, leaves)
+              for k, v in case.sample.kwargs.items()}
+
+    def op(*positional):
+        return case.entry.fn(lib, *positional, **kwargs)
+    if case.sample.context:
+        return CONTEXTS[case.sample.context](lib, op, *args), leaves
+    return op(*args), leaves
+
+
+def run(lib, case):
+    """Run ``case`` on ``lib``: the result, then backward from it."""
+    lib.watched = []
+    outcome = Run()
+    try:
+        result, leaves = _call(lib, case)
+    except Exception as error:
+        outcome.error = _error(error)
+        return outcome
+    finally:
+        outcome.grad_mode_left_off = not lib.is_grad_enabled()
+        lib.set_grad_enabled(True)
+    outcome.result = facts(result)
+    outputs = [t for t in _tensors_in(result) if t.requires_grad]
+    rng = rng_for(case.id)
+    try:
+        for i, output in enumerate(outputs):
+            output.backward(_upstream(lib, output, rng),
+                            retain_graph=i < len(outputs) - 1)
+    except Exception as error:
+        outcome.backward_error = _error(error)
+    outcome.grads = [grad_facts(x) for x in leaves + lib.watched]
+    return outcome
+
+
+@contextlib.contextmanager
+def quiet():
+    """No warnings from either library (log(-1), x.T on 3-D ...)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def run_case(case):
+    """Every way toygrad differs from PyTorch on ``case``; [] if none.
+
+    For a case in UNSUPPORTED, every way toygrad fails to refuse it.
+    """
+    with quiet():
+        theirs = run(TORCH, case)
+        try:
+            ours = run(TOYGRAD, case)
+        except Exception as error:  # even reading a result failed
+            return [f"the harness failed on toygrad: {_error(error)}"]
+    if case.id in UNSUPPORTED:
+        return _refusal_problems(ours, theirs, *UNSUPPORTED[case.id])
+    checked = case.entry.checked
+    precision = case.precision
+    if _holds_float32(theirs.result):  # torch computed in float32
+        precision = "float32"
+    return compare_runs(ours, theirs, How("value" in checked,
+                                          "version" in checked, precision))
+
+
+def _refusal_problems(ours, theirs, error_type, fragment):
+    problems = []
+    if theirs.error:
+        problems.append(f"not unsupported: torch raises "
+                        f"{_say_error(theirs.error)} too")
+    if ours.error is None:
+        problems.append(f"toygrad answers; it must raise "
+                        f"{error_type.__name__} naming {fragment!r}")
+    elif (ours.error[0] != error_type.__name__
+          or fragment.lower() not in ours.error[1].lower()):
+        problems.append(f"toygrad raises {_say_error(ours.error)}, not "
+                        f"{error_type.__name__} naming {fragment!r}")
+    return problems
+
+
+def _holds_float32(facts_):
+    if facts_ is None:
+        return False
+    kind, data = facts_
+    if kind in ("tensor", "ndarray"):
+        return data["dtype"] == "float32"
+    if kind in ("list", "tuple"):
+        return any(_holds_float32(item) for item in data)
+    return False
+
+
+# Comparing two runs.
+
+def graph_text(structure):
+    """A graph_structure in one line: ``MulBackward0[1,-] > ...``.
+
+    Each node lists, in brackets, the positions of its next functions
+    (``-`` for none; ``:n`` when the edge leads to output n); an
+    AccumulateGrad shows its leaf's shape.
+    """
+    nodes = []
+    for name, edges, leaf in structure:
+        links = ",".join("-" if i is None else f"{i}" + (f":{nr}" if nr
+                                                        else "")
+                         for i, nr in edges)
+        if leaf is not None:
+            nodes.append(f"{name}({shape_id(leaf)})")
+        else:
+            nodes.append(f"{name}[{links}]")
+    return " > ".join(nodes) or "no graph"
+
+
+def _short(value):
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=4, threshold=8,
+                               separator=", ").replace("\n", "")
+    text = repr(value)
+    return text if len(text) < 200 else text[:197] + "..."
+
+
+def _say(facts):
+    kind, data = facts
+    if kind in ("tensor", "ndarray"):
+        return (f"a {kind} of {data['dtype']} {shape_id(data['shape'])} "
+                f"{_short(data['values'])}")
+    return f"{kind} {_short(data)}"
+
+
+def _say_error(error):
+    return f"{error[0]}({error[1]!r})" if error else "no error"
+
+
+def same_numbers(ours, theirs, dtype):
+    """Exact for integers and bools, else within the dtype's precision."""
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    if ours.shape != theirs.shape:
+        return False
+    if dtype in ("float32", "float64") or theirs.dtype.kind == "f":
+        tolerance = (dict(rtol=1e-5, atol=1e-6) if dtype == "float32"
+                     else dict(rtol=1e-10, atol=1e-12))
+        try:
+            return np.allclose(ours.astype(np.float64),
+                               theirs.astype(np.float64), equal_nan=True,
+                               **tolerance)
+        except (TypeError, ValueError):  # ours is not numeric
+            return False
+    return np.array_equal(ours, theirs)
+
+
+@dataclass
+class How:
+    """What to compare, and how closely."""
+    values: bool = True
+    version: bool = False
+    precision: str = "float64"  # the least precise float among the inputs
+
+    def close(self, ours, theirs, dtype):
+        if dtype == "float64" and self.precision == "float32":
+            dtype = "float32"
+        return same_numbers(ours, theirs, dtype)
+
+
+TENSOR_FACTS = ("dtype", "shape", "requires_grad", "is_leaf", "version",
+                "output_nr", "graph")
+
+
+def _compare_tensor(where, ours, theirs, how):
+    differences = []
+    for key in TENSOR_FACTS:
+        if SKIP in (theirs[key], ours.get(key)) or (
+                key == "version" and not how.version):
+            continue
+        if ours.get(key) != theirs[key]:
+            show = (graph_text if key == "graph" and isinstance(
+                ours.get(key), list) else _short)
+            differences.append(f"{where}.{key}: toygrad {show(ours.get(key))}"
+                               f", torch {show(theirs[key])}")
+    if how.values and ours["shape"] == theirs["shape"] and not how.close(
+            ours["values"], theirs["values"], theirs["dtype"]):
+        differences.append(f"{where}: toygrad {_short(ours['values'])}, "
+                           f"torch {_short(theirs['values'])}")
+    return differences
+
+
+def compare_facts(where, ours, theirs, how=How()):
+    """The differences between two results' facts, each located by ``where``."""
+    (our_kind, our_data), (their_kind, their_data) = ours, theirs
+    if our_kind != their_kind:
+        return [f"{where}: toygrad gives {_say(ours)}, torch {_say(theirs)}"]
+    if our_kind == "tensor":
+        return _compare_tensor(where, our_data, their_data, how)
+    if our_kind in ("list", "tuple"):
+        if len(our_data) != len(their_data):
+            return [f"{where}: toygrad gives {len(our_data)} items, torch "
+                    f"{len(their_data)}"]
+        return [difference for i, (a, b) in enumerate(zip(our_data,
+                                                          their_data))
+                for difference in compare_facts(f"{where}[{i}]", a, b, how)]
+    if our_kind == "ndarray":
+        if our_data["dtype"] != their_data["dtype"] or (
+                our_data["shape"] != their_data["shape"]):
+            return [f"{where}: toygrad an array of {our_data['dtype']} "
+                    f"{our_data['shape']}, torch of {their_data['dtype']} "
+                    f"{their_data['shape']}"]
+        if how.values and not how.close(our_data["values"],
+                                        their_data["values"],
+                                        their_data["dtype"]):
+            return [f"{where}: toygrad {_short(our_data['values'])}, torch "
+                    f"{_short(their_data['values'])}"]
+        return []
+    if not how.values:
+        return []
+    if our_kind == "float":
+        equal = how.close(our_data, their_data, "float64")
+    else:
+        equal = our_data == their_data
+    return [] if equal else [f"{where}: toygrad {_short(our_data)}, torch "
+                             f"{_short(their_data)}"]
+
+
+def compare_runs(ours, theirs, how=How()):
+    """Every difference between toygrad's run and torch's."""
+    if ours.grad_mode_left_off != theirs.grad_mode_left_off:
+        return ["grad mode is left off by toygrad"]
+    if theirs.error or ours.error:
+        if ours.error != theirs.error:
+            return [f"error: toygrad {_say_error(ours.error)}, torch "
+                    f"{_say_error(theirs.error)}"]
+        return []
+    differences = compare_facts("result", ours.result, theirs.result, how)
+    if ours.backward_error != theirs.backward_error:
+        differences.append(f"backward error: toygrad "
+                           f"{_say_error(ours.backward_error)}, torch "
+                           f"{_say_error(theirs.backward_error)}")
+    if len(ours.grads) != len(theirs.grads):
+        differences.append(f"leaves: toygrad {len(ours.grads)}, torch "
+                           f"{len(theirs.grads)}")
+    for i, (a, b) in enumerate(zip(ours.grads, theirs.grads)):
+        differences += compare_facts(f"leaf {i} .grad", a, b, how)
+    return differences
+
+
+# The cases that differ today, and why: "<class>: <what differs>". Remove an
+# entry when its case is fixed (the strict xfail then fails, as a reminder).
+
+CLASSES = ("views/in-place", "augmented assignment", "dims", "dtypes",
+           "0-dim", "saved buffers", "engine order", "graphs", "messages",
+           "scalar Value", "unsupported")
+
+# Reasons shared by many cases.
+_ALPHA = ("graphs: add_(other, alpha) records other * alpha as a MulBackward0 node; torch's "
+          'AddBackward0 takes alpha itself')
+_BASE_TO_VIEW = ('views/in-place: after an in-place op on the base, the view keeps its old '
+                 'grad_fn and version (torch: AsStridedBackward0 over the new history, version 1)')
+_OVERLAP = ('views/in-place: an operand that overlaps the tensor written to (y.op_(y[0])) is '
+            "accepted; torch raises RuntimeError('unsupported operation: some elements of the "
+            'input tensor and the written-to tensor refer to a single memory location. Please '
+            "clone() the tensor before performing the operation.')")
+_VALUE_DIV = ('scalar Value: v / w is recorded as MulBackward0 over PowBackward0; torch records '
+              'one DivBackward0')
+_VALUE_DOMAIN = ("scalar Value: math.log / math.pow raise ValueError('math domain error') where "
+                 'torch returns inf or nan (log of 0 or of a negative, 0 ** -1, (-2) ** 0.5, and '
+                 'the derivatives that need them)')
+_VALUE_RDIV = ('scalar Value: number / v is recorded as MulBackward0 over PowBackward0; torch '
+               'records MulBackward0 over ReciprocalBackward0')
+_VALUE_RPOW = ('scalar Value: number ** v is recorded as PowBackward1 with a (None, 0) edge for '
+               'the number; torch records PowBackward2 with one edge')
+_VALUE_RSUB = ('scalar Value: number - v is recorded as AddBackward0 over NegBackward0; torch '
+               'records one RsubBackward1')
+_VALUE_SUB = ('scalar Value: v - w is recorded as AddBackward0 over NegBackward0 (derived from '
+              'primitives); torch records one SubBackward0')
+_VIEW_TO_BASE = ('views/in-place: an in-place op on a view does not reach its base: the base '
+                 'keeps its grad_fn and version (torch: CopySlices, version 1)')
+
+KNOWN_DIVERGENCES = {
+    # views/in-place (14 cases)
+    'Tensor.add_(other): with a view of itself as other, f64 2x3': _OVERLAP,
+    'Tensor.add_(other, alpha=2): on a view of a non-leaf, f64 2x3, f64 3': _VIEW_TO_BASE,
+    'Tensor.add_(other, alpha=2): on the base of a view, f64 2x3, f64 3': _BASE_TO_VIEW,
+    'Tensor.add_(other, alpha=2): with a view of itself as other, f64 2x3': _OVERLAP,
+    'Tensor.mul_(other): with a view of itself as other, f64 2x3': _OVERLAP,
+    'Tensor.sub_(other): with a view of itself as other, f64 2x3': _OVERLAP,
+    'Tensor.div_(other): with a view of itself as other, f64 2x3': _OVERLAP,
+    'Tensor.copy_(src): with a view of itself as other, f64 2x3': _OVERLAP,
+    'a += b: with a view of itself as other, f64 2x3': _OVERLAP,
+    'a -= b: with a view of itself as other, f64 2x3': _OVERLAP,
+    'a *= b: with a view of itself as other, f64 2x3': _OVERLAP,
+    'a /= b: with a view of itself as other, f64 2x3': _OVERLAP,
+    'Tensor.requires_grad_(): f64 3x2, of x.t()':
+        ("views/in-place: toygrad raises RuntimeError('you can only change requires_grad flags "
+         "of leaf variables.'), torch does not"),
+    'random programs: views, in-place and no_grad':
+        ('views/in-place: the first failing program writes t0 *= t0[0] (under no_grad): torch '
+         "raises RuntimeError('unsupported operation: some elements of the input tensor and the "
+         'written-to tensor refer to a single memory location. Please clone() the tensor before '
+         "performing the operation.'); toygrad writes"),
+    # dims (3 cases)
+    'x.size(dim): f64 0-dim, dim=1':
+        ("dims: IndexError message: toygrad 'Dimension out of range (expected to be in "
+         "range...', torch 'Dimension specified as 1 but tensor has no dimensions'"),
+    'toygrad.zeros(*shape): -1':
+        ("dims: toygrad raises ValueError('negative dimensions are not allowed'), torch "
+         "RuntimeError('zeros: Dimension size must be non-negative.')"),
+    'F.log_softmax(x, dim): f64 0x3, dim=0':
+        ("dims: toygrad raises ValueError('zero-size array to reduction operation maximum which "
+         "has no identity'), torch does not"),
+    # dtypes (17 cases)
+    'a ** b: i64 2x3, f64 0-dim':
+        ("dtypes: the exponent's gradient: torch takes the log of the int64 base in float32, "
+         'toygrad in float64 (they differ by 1e-8)'),
+    'number ** a: i64 2x3, 0.5':
+        ("dtypes: toygrad raises ValueError('Integers to negative integer powers are not "
+         "allowed.'), torch does not"),
+    'number ** a: i64 2x3, 2.5':
+        ("dtypes: toygrad raises ValueError('Integers to negative integer powers are not "
+         "allowed.'), torch does not"),
+    'Tensor.add_(other, alpha=2): on a non-leaf, bool 2x3, bool 3':
+        ("dtypes: toygrad raises RuntimeError('result type Long can't be cast to the desired "
+         "output type Bool'), torch does not"),
+    'a.mv(v): f32 2x3, f64 3':
+        ("dtypes: RuntimeError message: toygrad 'expected m1 and m2 to have the same dtype, but "
+         "...', torch 'addmv input tensors must have the same dtype, but got Double, Float, and "
+         "Double'"),
+    'a.bmm(b): f32 2x2x3, f64 2x3x4':
+        ("dtypes: RuntimeError message: toygrad 'expected m1 and m2 to have the same dtype, but "
+         "...', torch 'expected scalar type Float but found Double'"),
+    'Tensor.relu(): bool 2x3':
+        ('dtypes: RuntimeError message: toygrad \'"clamp_min_scalar_cpu" not implemented for '
+         "'Bool'', torch 'Boolean inputs not supported for relu'"),
+    'np.asarray(x): f64 2x3 (no grad)':
+        ('dtypes: no Tensor.__array__: np.asarray(x) builds an object array of 0-dim tensors; '
+         'torch gives the numbers, or raises if x requires grad'),
+    'np.asarray(x): f64 2x3':
+        ('dtypes: no Tensor.__array__: np.asarray(x) builds an object array of 0-dim tensors; '
+         'torch gives the numbers, or raises if x requires grad'),
+    'toygrad.tensor(data): np.float64(2.5)':
+        "dtypes: result.dtype: toygrad 'float32', torch 'float64'",
+    'toygrad.tensor(data): [np.float64(2.5)]':
+        "dtypes: result.dtype: toygrad 'float32', torch 'float64'",
+    'toygrad.randn(*shape): 3, dtype=i64':
+        ('dtypes: torch raises NotImplementedError(\'"normal_kernel_cpu" not implemented for '
+         "'Long''), toygrad does not"),
+    'toygrad.randn(*shape): 3, dtype=bool':
+        ('dtypes: torch raises NotImplementedError(\'"normal_kernel_cpu" not implemented for '
+         "'Bool''), toygrad does not"),
+    'toygrad.randn(*shape): 3, dtype=i64, requires_grad':
+        ("dtypes: toygrad raises RuntimeError('Only Tensors of floating point and complex "
+         'dtyp...\'), torch NotImplementedError(\'"normal_kernel_cpu" not implemented for '
+         "'Long'')"),
+    'F.log_softmax(x, dim): i64 2x3, dim=1':
+        ('dtypes: torch raises NotImplementedError(\'"log_softmax_lastdim_kernel_impl" not '
+         "implemented for 'Long''), toygrad does not"),
+    'F.nll_loss(log_probs, target): 2x3, float target':
+        ("dtypes: toygrad raises IndexError('arrays used as indices must be of integer (or "
+         "b...'), torch RuntimeError('expected target dtype to be Long or Byte, but got Double')"),
+    'F.cross_entropy(logits, target): 2x3, float target':
+        ("dtypes: toygrad raises IndexError('arrays used as indices must be of integer (or "
+         "b...'), torch RuntimeError('expected target dtype to be Long or Byte, but got Double')"),
+    # 0-dim (13 cases)
+    'Tensor.sum(dim): f64 0-dim, dim=0':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.sum(dim): f64 0-dim, dim=-1':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.sum(dim, keepdim=True): f64 0-dim, dim=0':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.sum(dim, keepdim=True): f64 0-dim, dim=-1':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.mean(dim): f64 0-dim, dim=0':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.mean(dim): f64 0-dim, dim=-1':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.mean(dim, keepdim=True): f64 0-dim, dim=0':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.mean(dim, keepdim=True): f64 0-dim, dim=-1':
+        ("0-dim: toygrad raises AxisError('axis 0 is out of bounds for array of dimension 0'), "
+         'torch does not'),
+    'Tensor.unbind(dim): f64 0-dim, dim=0':
+        ("0-dim: IndexError message: toygrad 'tuple index out of range', torch 'Dimension "
+         "specified as 0 but tensor has no dimensions'"),
+    'Tensor.unbind(dim): f64 0-dim, dim=-1':
+        ("0-dim: IndexError message: toygrad 'tuple index out of range', torch 'Dimension "
+         "specified as 0 but tensor has no dimensions'"),
+    'x.size(dim): f64 0-dim, dim=0':
+        ("0-dim: IndexError message: toygrad 'tuple index out of range', torch 'Dimension "
+         "specified as 0 but tensor has no dimensions'"),
+    'x.size(dim): f64 0-dim, dim=-1':
+        ("0-dim: IndexError message: toygrad 'tuple index out of range', torch 'Dimension "
+         "specified as -1 but tensor has no dimensions'"),
+    'Tensor.backward(gradient=a float): f64 0-dim':
+        "0-dim: torch raises TypeError(''float' object is not iterable'), toygrad does not",
+    # saved buffers (4 cases)
+    'Tensor.copy_(src): on an input saved for backward, f64 2x3, f64 3':
+        ("saved buffers: the 'modified by an inplace operation' message names the tensor's node "
+         "by its short name; torch writes 'torch::autograd::CopyBackwards'"),
+    'Tensor.copy_(src): on an input saved for backward, f64 2x3, 2.5':
+        ("saved buffers: the 'modified by an inplace operation' message names the tensor's node "
+         "by its short name; torch writes 'torch::autograd::CopyBackwards'"),
+    'x[index] = value: on an input saved for backward, f64 2x3, [0] = f64 3':
+        ("saved buffers: the 'modified by an inplace operation' message names the tensor's node "
+         "by its short name; torch writes 'torch::autograd::CopySlices'"),
+    'x[index] = value: on an input saved for backward, f64 2x3, [:, 1] = 2.5':
+        ("saved buffers: the 'modified by an inplace operation' message names the tensor's node "
+         "by its short name; torch writes 'torch::autograd::CopySlices'"),
+    # graphs (10 cases)
+    'Tensor.add_(other, alpha=2): on a non-leaf, f64 2x3, f64 3': _ALPHA,
+    'Tensor.add_(other, alpha=2): on an output saved for backward, f64 2x3, f64 3': _ALPHA,
+    'Tensor.add_(other, alpha=2): on a leaf, f64 2x3 (no grad)': _ALPHA,
+    'Tensor.add_(other, alpha=2): on a non-leaf, f32 2x3, f32 3': _ALPHA,
+    'Tensor.add_(other, alpha=2): on a non-leaf, f64 2x3, f32 0-dim': _ALPHA,
+    'a @ b: f64 3, f64 2x3x4':
+        ('graphs: result graph: toygrad SqueezeBackward4[1] > UnsafeViewBackward0[2] > '
+         'BmmBackward0[3,7] > ReshapeAliasBackward0[4] > ExpandBackwar...; torch '
+         'UnsafeViewBackward0[1] > MvBackward0[2,6] > UnsafeViewBackward0[3] > CloneBackward0[4] '
+         '> TransposeBackward0...'),
+    'a @ b: f64 5x3, f64 2x3x4':
+        ('graphs: result graph: toygrad UnsafeViewBackward0[1] > BmmBackward0[2,5] > '
+         'ReshapeAliasBackward0[3] > ExpandBackward0[4] > AccumulateGrad...; torch '
+         'CloneBackward0[1] > TransposeBackward0[2] > UnsafeViewBackward0[3] > MmBackward0[4,8] '
+         '> UnsafeViewBackward0...'),
+    'Tensor.sum_to_size(*size): f64 2x3, 3':
+        ('graphs: result graph: toygrad SumBackward1[1] > AccumulateGrad(2x3); torch '
+         'ViewBackward0[1] > SumBackward1[2] > AccumulateGrad(2x3)'),
+    'Tensor.backward(create_graph=True): f64 3':
+        ('graphs: x.grad after backward(create_graph=True): torch stores a copy of the incoming '
+         "gradient (a CopyBackwards node heads x.grad's graph); toygrad stores the gradient "
+         'itself'),
+    'Tensor.backward(create_graph=True): f64 0-dim':
+        ('graphs: x.grad after backward(create_graph=True): torch stores a copy of the incoming '
+         "gradient (a CopyBackwards node heads x.grad's graph); toygrad stores the gradient "
+         'itself'),
+    # messages (13 cases)
+    'x[index] = value: on a view of a non-leaf, f64 2x3, [0] = f64 3':
+        ("messages: RuntimeError message: toygrad 'output with shape [] doesn't match the "
+         "broadcas...', torch 'expand(torch.DoubleTensor{[3]}, size=[]): the number of sizes "
+         "provided (0) mu...'"),
+    'bool(x): f64 0 (no grad)':
+        ("messages: RuntimeError message: toygrad 'Boolean value of Tensor with more than one "
+         "valu...', torch 'Boolean value of Tensor with no values is ambiguous'"),
+    'repr(x): f64 2 (no grad)':
+        ("messages: result: toygrad 'tensor([1.5, 2. ], dtype=float64)', torch 'tensor([1.5000, "
+         "2.0000], dtype=torch.float64)'"),
+    'repr(x): f64 2':
+        ("messages: result: toygrad 'tensor([1.5, 2. ], dtype=float64, requires_grad=True)', "
+         "torch 'tensor([1.5000, 2.0000], dtype=torch.float64, requires_g..."),
+    'repr(x): f32 2 (no grad)':
+        "messages: result: toygrad 'tensor([1.5, 2. ])', torch 'tensor([1.5000, 2.0000])'",
+    'toygrad.tensor(data): [[1, 2], [3]]':
+        ("messages: ValueError message: toygrad 'setting an array element with a sequence. The "
+         "r...', torch 'expected sequence of length 2 at dim 1 (got 1)'"),
+    'toygrad.ones(*shape): -1':
+        ("messages: toygrad raises ValueError('negative dimensions are not allowed'), torch "
+         "RuntimeError('Trying to create tensor with negative dimension -1: [-1]')"),
+    'toygrad.randn(*shape): -1':
+        ("messages: toygrad raises ValueError('negative dimensions are not allowed'), torch "
+         "RuntimeError('Trying to create tensor with negative dimension -1: [-1]')"),
+    'F.nll_loss(log_probs, target): 2x3, target out of range':
+        ("messages: IndexError message: toygrad 'index 5 is out of bounds for axis 1 with size "
+         "3', torch 'Target 5 is out of bounds.'"),
+    'F.nll_loss(log_probs, target): 2x3, target of 3':
+        ("messages: toygrad raises IndexError('index 2 is out of bounds for axis 0 with size "
+         "2'), torch ValueError('Expected input batch_size (2) to match target batch_size (3).')"),
+    'F.cross_entropy(logits, target): 2x3, target out of range':
+        ("messages: IndexError message: toygrad 'index 5 is out of bounds for axis 1 with size "
+         "3', torch 'Target 5 is out of bounds.'"),
+    'F.cross_entropy(logits, target): 2x3, target of 3':
+        ("messages: toygrad raises IndexError('index 2 is out of bounds for axis 0 with size "
+         "2'), torch ValueError('Expected input batch_size (2) to match target batch_size (3).')"),
+    'autograd.gradcheck(f, inputs): f64 3, wrong backward':
+        ("messages: GradcheckError message: toygrad 'Jacobian mismatch for output 0 with respect "
+         "to ...', torch 'Jacobian mismatch for output 0 with respect to input "
+         "0,\nnumerical:tensor([[1....'"),
+    # scalar Value (77 cases)
+    'Value: v - w: v=1.5, w=-0.5': _VALUE_SUB,
+    'Value: v - w: v=1.5, w=-0.5, w needs no grad': _VALUE_SUB,
+    'Value: v - w: v=1.5, w=-0.5, v needs no grad': _VALUE_SUB,
+    'Value: v - w: v=2.0, w=3.0': _VALUE_SUB,
+    'Value: v - w: v=2.0, w=3.0, w needs no grad': _VALUE_SUB,
+    'Value: v - w: v=2.0, w=3.0, v needs no grad': _VALUE_SUB,
+    'Value: v - w: v=-1.0, w=2.0': _VALUE_SUB,
+    'Value: v - w: v=-1.0, w=2.0, w needs no grad': _VALUE_SUB,
+    'Value: v - w: v=-1.0, w=2.0, v needs no grad': _VALUE_SUB,
+    'Value: v - w: v=0.0, w=2.0': _VALUE_SUB,
+    'Value: v - w: v=0.0, w=2.0, w needs no grad': _VALUE_SUB,
+    'Value: v - w: v=0.0, w=2.0, v needs no grad': _VALUE_SUB,
+    'Value: v / w: v=1.5, w=-0.5': _VALUE_DIV,
+    'Value: v / w: v=1.5, w=-0.5, w needs no grad': _VALUE_DIV,
+    'Value: v / w: v=1.5, w=-0.5, v needs no grad': _VALUE_DIV,
+    'Value: v / w: v=2.0, w=3.0': _VALUE_DIV,
+    'Value: v / w: v=2.0, w=3.0, w needs no grad': _VALUE_DIV,
+    'Value: v / w: v=2.0, w=3.0, v needs no grad': _VALUE_DIV,
+    'Value: v / w: v=-1.0, w=2.0': _VALUE_DIV,
+    'Value: v / w: v=-1.0, w=2.0, w needs no grad': _VALUE_DIV,
+    'Value: v / w: v=-1.0, w=2.0, v needs no grad': _VALUE_DIV,
+    'Value: v / w: v=0.0, w=2.0': _VALUE_DIV,
+    'Value: v / w: v=0.0, w=2.0, w needs no grad': _VALUE_DIV,
+    'Value: v / w: v=0.0, w=2.0, v needs no grad': _VALUE_DIV,
+    'Value: v ** w: v=-1.0, w=2.0': _VALUE_DOMAIN,
+    'Value: v ** w: v=-1.0, w=2.0, w needs no grad': _VALUE_DOMAIN,
+    'Value: v ** w: v=-1.0, w=2.0, v needs no grad': _VALUE_DOMAIN,
+    'Value: v - number: v=1.5, 2': _VALUE_SUB,
+    'Value: v - number: v=1.5, 0.5': _VALUE_SUB,
+    'Value: v - number: v=1.5, -1': _VALUE_SUB,
+    'Value: v - number: v=-2.0, 2': _VALUE_SUB,
+    'Value: v - number: v=-2.0, 0.5': _VALUE_SUB,
+    'Value: v - number: v=-2.0, -1': _VALUE_SUB,
+    'Value: v - number: v=0.0, 2': _VALUE_SUB,
+    'Value: v - number: v=0.0, 0.5': _VALUE_SUB,
+    'Value: v - number: v=0.0, -1': _VALUE_SUB,
+    'Value: number - v: v=1.5, 2': _VALUE_RSUB,
+    'Value: number - v: v=1.5, 0.5': _VALUE_RSUB,
+    'Value: number - v: v=1.5, -1': _VALUE_RSUB,
+    'Value: number - v: v=-2.0, 2': _VALUE_RSUB,
+    'Value: number - v: v=-2.0, 0.5': _VALUE_RSUB,
+    'Value: number - v: v=-2.0, -1': _VALUE_RSUB,
+    'Value: number - v: v=0.0, 2': _VALUE_RSUB,
+    'Value: number - v: v=0.0, 0.5': _VALUE_RSUB,
+    'Value: number - v: v=0.0, -1': _VALUE_RSUB,
+    'Value: v / number: v=1.5, 2': _VALUE_DIV,
+    'Value: v / number: v=1.5, 0.5': _VALUE_DIV,
+    'Value: v / number: v=1.5, -1': _VALUE_DIV,
+    'Value: v / number: v=-2.0, 2': _VALUE_DIV,
+    'Value: v / number: v=-2.0, 0.5': _VALUE_DIV,
+    'Value: v / number: v=-2.0, -1': _VALUE_DIV,
+    'Value: v / number: v=0.0, 2': _VALUE_DIV,
+    'Value: v / number: v=0.0, 0.5': _VALUE_DIV,
+    'Value: v / number: v=0.0, -1': _VALUE_DIV,
+    'Value: number / v: v=1.5, 2': _VALUE_RDIV,
+    'Value: number / v: v=1.5, 0.5': _VALUE_RDIV,
+    'Value: number / v: v=1.5, -1': _VALUE_RDIV,
+    'Value: number / v: v=-2.0, 2': _VALUE_RDIV,
+    'Value: number / v: v=-2.0, 0.5': _VALUE_RDIV,
+    'Value: number / v: v=-2.0, -1': _VALUE_RDIV,
+    'Value: number / v: v=0.0, 2': _VALUE_DOMAIN,
+    'Value: number / v: v=0.0, 0.5': _VALUE_DOMAIN,
+    'Value: number / v: v=0.0, -1': _VALUE_DOMAIN,
+    'Value: v ** number: v=-2.0, 0.5': _VALUE_DOMAIN,
+    'Value: v ** number: v=0.0, 0.5': _VALUE_DOMAIN,
+    'Value: v ** number: v=0.0, -1': _VALUE_DOMAIN,
+    'Value: number ** v: v=1.5, 2': _VALUE_RPOW,
+    'Value: number ** v: v=1.5, 0.5': _VALUE_RPOW,
+    'Value: number ** v: v=1.5, 1': _VALUE_RPOW,
+    'Value: number ** v: v=-2.0, 2': _VALUE_RPOW,
+    'Value: number ** v: v=-2.0, 0.5': _VALUE_RPOW,
+    'Value: number ** v: v=-2.0, 1': _VALUE_RPOW,
+    'Value: number ** v: v=0.0, 2': _VALUE_RPOW,
+    'Value: number ** v: v=0.0, 0.5': _VALUE_RPOW,
+    'Value: number ** v: v=0.0, 1': _VALUE_RPOW,
+    'Value: v.log(): v=0.0': _VALUE_DOMAIN,
+    'Value: v.log(): v=-1.0': _VALUE_DOMAIN,
+    # unsupported (12 cases)
+    'F.cross_entropy(logits, target): 3, target 0-dim':
+        ("unsupported: toygrad raises IndexError('Dimension out of range (expected to be in "
+         "range of [-1, 0], but got 1)'), not NotImplementedError naming '(N, C)'"),
+    'a == b: f64 2x3, f64 2x3':
+        "unsupported: toygrad answers; it must raise NotImplementedError naming 'comparison'",
+    'a < 0: f64 2x3':
+        ('unsupported: toygrad raises TypeError("\'<\' not supported between instances of '
+         '\'Tensor\' and \'int\'"), not NotImplementedError naming \'comparison\''),
+    '1.0 in x: f64 2x3':
+        "unsupported: toygrad answers; it must raise NotImplementedError naming 'comparison'",
+    'float(x): f64 0-dim':
+        ('unsupported: toygrad raises TypeError("float() argument must be a string or a real '
+         'number, not \'Tensor\'"), not NotImplementedError naming \'float\''),
+    'float(x): f64 1 (no grad)':
+        ('unsupported: toygrad raises TypeError("float() argument must be a string or a real '
+         'number, not \'Tensor\'"), not NotImplementedError naming \'float\''),
+    'Tensor.sum(dtype=...): f32 2x3':
+        ('unsupported: toygrad raises TypeError("Tensor.sum() got an unexpected keyword argument '
+         '\'dtype\'"), not NotImplementedError naming \'dtype\''),
+    'Tensor.backward(inputs=[x]): f64 3, f64 3':
+        ('unsupported: toygrad raises TypeError("Tensor.backward() got an unexpected keyword '
+         'argument \'inputs\'"), not NotImplementedError naming \'inputs\''),
+    "F.nll_loss(..., reduction='sum'): 4x3, target 4":
+        ('unsupported: toygrad raises TypeError("nll_loss() got an unexpected keyword argument '
+         '\'reduction\'"), not NotImplementedError naming \'reduction\''),
+    'F.nll_loss(..., weight=w): 4x3, target 4, weight 3':
+        ('unsupported: toygrad raises TypeError("nll_loss() got an unexpected keyword argument '
+         '\'weight\'"), not NotImplementedError naming \'weight\''),
+    'F.cross_entropy(..., label_smoothing=0.1): 4x3, target 4':
+        ('unsupported: toygrad raises TypeError("cross_entropy() got an unexpected keyword '
+         'argument \'label_smoothing\'"), not NotImplementedError naming \'label_smoothing\''),
+    'optim.SGD(params, lr, momentum=0.9): weight 2x3':
+        ('unsupported: toygrad raises TypeError("SGD.__init__() got an unexpected keyword '
+         'argument \'momentum\'"), not NotImplementedError naming \'momentum\''),
+}
+
+
+def main():
+    """Print the table's state: new divergences, and fixed ones to remove."""
+    started = time.perf_counter()
+    failing = {case.id: run_case(case) for case in CASES}
+    failing = {case_id: d for case_id, d in failing.items() if d}
+    seconds = time.perf_counter() - started
+    new = {k: v for k, v in failing.items() if k not in KNOWN_DIVERGENCES}
+    fixed = [k for k in KNOWN_DIVERGENCES
+             if k not in failing and k in CASES_BY_ID]
+    print(f"{len(ENTRIES)} entries, {CASE_COUNT} (operation, sample) pairs "
+          f"({len(UNSUPPORTED)} of them declared unsupported), run in "
+          f"{seconds:.1f} s; {len(failing)} differ from PyTorch.")
+    for case_id, differences in new.items():
+        print(f"\nNEW {case_id}\n    " + "\n    ".join(differences))
+    for case_id in fixed:
+        print(f"\nFIXED (remove from KNOWN_DIVERGENCES) {case_id}")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,9 +7,16 @@ grad points to a node (``grad_fn``) that knows how to send a gradient back to
 the operation's inputs. Primitive operations have a node class each, named as
 PyTorch names it; derived operations (``-``, ``/``, the reflected forms) are
 built from the primitives.
+
+At the edges of their domains the operations give what PyTorch's 0-dim
+float64 tensors give, IEEE numbers where Python's ``math`` raises:
+``Value(0.).log()`` is -inf, ``Value(1000.).exp()`` is inf, ``Value(1.) / 0``
+is inf, ``Value(-1.) ** 0.5`` is nan, and so are the gradients.
 """
 
 import math
+
+import numpy as np
 
 from toygrad.autograd.engine import run_backward
 from toygrad.autograd.graph import (
@@ -27,6 +34,80 @@ class _Released:
 
 
 RELEASED = _Released()
+
+
+# Arithmetic with IEEE results. Python's float arithmetic gives them already,
+# except that it raises where C gives an infinity or a nan: division by zero,
+# and math's functions outside their domain or on overflow. Only then is the
+# number computed again, by NumPy, whose float64 follows C. (Catching an
+# exception costs nothing while none is raised.)
+
+def _ieee(function, *args):
+    """``function(*args)`` in NumPy float64, as a Python float."""
+    with np.errstate(all="ignore"):
+        return float(function(*args))
+
+
+def _div(a, b):
+    """a / b; at b == 0, +-inf or nan."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        return _ieee(np.divide, a, b)
+
+
+def _exp(a):
+    """e ** a; inf on overflow."""
+    try:
+        return math.exp(a)
+    except OverflowError:
+        return math.inf
+
+
+def _log(a):
+    """ln a; -inf at 0, nan below."""
+    try:
+        return math.log(a)
+    except ValueError:
+        return _ieee(np.log, a)
+
+
+def _sqrt(a):
+    """The square root; nan below 0 (and sqrt(-0.) is -0.)."""
+    try:
+        return math.sqrt(a)
+    except ValueError:
+        return math.nan
+
+
+def _pow(a, b):
+    """a ** b as C's pow computes it: PyTorch's pow of two tensors."""
+    try:
+        return math.pow(a, b)
+    except (ValueError, OverflowError):
+        return _ieee(np.power, a, b)
+
+
+def _pow_number(a, n):
+    """a ** n for a number n, as PyTorch computes a tensor to a number.
+
+    PyTorch computes some exponents in a way of its own, so its answers can
+    differ from pow's in rounding, in the sign of zero, and at -inf:
+    (-0.) ** 0.5 is -0., (-inf) ** 0.5 is nan, (1e160) ** -2 is 0.
+    """
+    if n == 2:
+        return a * a
+    if n == 3:
+        return a * a * a
+    if n == -1:
+        return _div(1.0, a)
+    if n == -2:
+        return _div(1.0, a * a)
+    if n == 0.5:
+        return _sqrt(a)
+    if n == -0.5:
+        return _div(1.0, _sqrt(a))
+    return _pow(a, n)
 
 
 class ScalarNode(Node):
@@ -89,20 +170,20 @@ class PowBackward0(ScalarNode):
 
     def apply(self, g):
         a, n = self.saved
-        return (g * n * math.pow(a, n - 1) if n != 0 else 0.0),
+        return (g * (n * _pow_number(a, n - 1)) if n != 0 else 0.0),
 
 
 class PowBackward1(ScalarNode):
     """out = a ** b, for a Value b.
 
-    Like PyTorch, d/db is 0 where a == 0 and b >= 0.
+    Like PyTorch, d/db is 0 where a == 0 and b >= 0 (ln 0 is -inf).
     """
     __slots__ = ()
 
     def apply(self, g):
         a, b, out = self.saved
-        return (g * b * math.pow(a, b - 1) if b != 0 else 0.0,
-                0.0 if a == 0 and b >= 0 else g * out * math.log(a))
+        return (g * (b * _pow(a, b - 1)) if b != 0 else 0.0,
+                g * (0.0 if a == 0 and b >= 0 else out * _log(a)))
 
 
 class NegBackward0(ScalarNode):
@@ -128,7 +209,7 @@ class LogBackward0(ScalarNode):
 
     def apply(self, g):
         a, = self.saved
-        return g / a,
+        return _div(g, a),
 
 
 class TanhBackward0(ScalarNode):
@@ -146,7 +227,7 @@ class ReluBackward0(ScalarNode):
 
     def apply(self, g):
         out, = self.saved
-        return (g if out > 0 else 0.0),
+        return (0.0 if out <= 0 else g),  # PyTorch's test: g passes at nan
 
 
 class SigmoidBackward0(ScalarNode):
@@ -155,7 +236,29 @@ class SigmoidBackward0(ScalarNode):
 
     def apply(self, g):
         out, = self.saved
-        return g * out * (1 - out),
+        return g * (1 - out) * out,
+
+
+def _divisor(b):
+    """``b`` as a Value, if Value's derived division can divide by it.
+
+    (A number becomes a Value: its ``** -1`` is then 1 / 0 = inf at 0, not
+    Python's ZeroDivisionError.) a / b is computed as a * b ** -1: its value
+    is a * (1 / b), and b's gradient (g * a) * (-1 / (b * b)), where PyTorch
+    computes a / b and -g * ((a / b) / b). For the gradient g = 1 that
+    backward() starts with, the two agree, up to rounding, while b * b is a
+    normal float, and at 0, inf and nan; beyond, one overflows or underflows
+    where the other does not. (For other g they can still differ where
+    g * a overflows or underflows.)
+    """
+    b = b if isinstance(b, Value) else Value(b)
+    if 0 < abs(b.data) < 2.0 ** -511 or 2.0 ** 511 <= abs(b.data) < math.inf:
+        raise NotImplementedError(
+            f"division by {b.data!r} is not supported: Value divides as "
+            "a * b ** -1, which can differ from PyTorch's a / b where b * b "
+            "overflows or underflows (|b| must be 0, inf, nan or in "
+            "[2 ** -511, 2 ** 511))")
+    return b
 
 
 class Value:
@@ -239,36 +342,35 @@ class Value:
         a = self.data
         if isinstance(exponent, Value):
             b = exponent.data
-            out = math.pow(a, b)
+            out = _pow(a, b)
             return Value._binary(out, PowBackward1, self, exponent,
                                  (a, b, out))
         n = float(exponent)
-        return Value._unary(math.pow(a, n), PowBackward0, self, (a, n))
+        return Value._unary(_pow_number(a, n), PowBackward0, self, (a, n))
 
     def __neg__(self):
         return Value._unary(-self.data, NegBackward0, self)
 
     def exp(self):
-        out = math.exp(self.data)
+        out = _exp(self.data)
         return Value._unary(out, ExpBackward0, self, (out,))
 
     def log(self):
         a = self.data
-        return Value._unary(math.log(a), LogBackward0, self, (a,))
+        return Value._unary(_log(a), LogBackward0, self, (a,))
 
     def tanh(self):
         out = math.tanh(self.data)
         return Value._unary(out, TanhBackward0, self, (out,))
 
     def relu(self):
-        out = self.data if self.data > 0 else 0.0
+        # as in PyTorch, nan stays nan and -0. stays -0.
+        out = 0.0 if self.data < 0 else self.data
         return Value._unary(out, ReluBackward0, self, (out,))
 
     def sigmoid(self):
-        a = self.data
-        # Two forms of 1 / (1 + e^-a), so that e^x never overflows.
-        out = (1 / (1 + math.exp(-a)) if a >= 0
-               else math.exp(a) / (1 + math.exp(a)))
+        # PyTorch's formula; 0 where e ** -a overflows
+        out = 1 / (1 + _exp(-self.data))
         return Value._unary(out, SigmoidBackward0, self, (out,))
 
     # Derived operations: built from the primitives above; no formula needed.
@@ -277,7 +379,7 @@ class Value:
         return self + (-other)
 
     def __truediv__(self, other):
-        return self * other ** -1
+        return self * _divisor(other) ** -1
 
     def __radd__(self, other):  # other + self
         return self + other
@@ -289,7 +391,7 @@ class Value:
         return (-self) + other
 
     def __rtruediv__(self, other):  # other / self
-        return self ** -1 * other
+        return _divisor(self) ** -1 * other
 
     def __rpow__(self, base):  # base ** self
         return Value(base) ** self

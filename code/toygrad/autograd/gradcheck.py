@@ -36,8 +36,9 @@ def _set_at(obj, index, value):
 def numerical_jacobian(func, inputs, eps=1e-6):
     """d output / d input by central differences.
 
-    One matrix per input that requires grad. Entry ``[i, j]`` estimates how
-    output element ``j`` changes with input element ``i``, as
+    One matrix per input that requires grad, stored transposed as
+    ``torch.autograd.gradcheck`` stores it, of shape (input.numel(),
+    output.numel()): entry ``[i, j]`` estimates d output_j / d input_i, as
     ``(f(x + eps) - f(x - eps)) / (2 eps)``, whose error shrinks like
     ``eps**2``.
     """
@@ -60,9 +61,9 @@ def numerical_jacobian(func, inputs, eps=1e-6):
 def analytical_jacobian(func, inputs):
     """d output / d input as the engine's ``backward`` computes it.
 
-    One row per output element. For each output element ``j`` we run
-    backward with a gradient that is 1 at ``j`` and 0 elsewhere: the
-    gradients that arrive at the inputs are column ``j`` of each Jacobian.
+    For each output element ``j``, one backward with a gradient that is 1
+    at ``j`` and 0 elsewhere: what arrives at the inputs is row ``j`` of the
+    Jacobian, stored as column ``j`` (the layout of ``numerical_jacobian``).
     """
     differentiable = [x for x in inputs if getattr(x, "requires_grad", False)]
     size = _values(func(*inputs)).size

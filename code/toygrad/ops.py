@@ -455,8 +455,11 @@ class ThresholdBackward(Function):
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(out)
-        return Tensor(np.where(out.data > 0, grad.data,
-                               np.zeros((), grad.dtype)))
+        mask = out.data > 0
+        result = grad.data * mask
+        if not np.isfinite(result).all():  # inf * 0 is nan: PyTorch gives 0
+            result = np.where(mask, grad.data, np.zeros((), grad.dtype))
+        return Tensor(result)
 
     @staticmethod
     def backward(ctx, grad_grad):
@@ -839,7 +842,7 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.t()
+        return T.apply(grad)
 
 
 class Unsqueeze(Function):
@@ -1198,8 +1201,8 @@ class Mm(Function):
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
-        return (None if b is None else grad.mm(b.t()),
-                None if a is None else a.t().mm(grad))
+        return (None if b is None else Mm.apply(grad, T.apply(b)),
+                None if a is None else Mm.apply(T.apply(a), grad))
 
 
 class Addmm(Function):
@@ -1220,8 +1223,8 @@ class Addmm(Function):
         b, a = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         return (unbroadcast(grad, ctx.bias_shape) if need_bias else None,
-                None if b is None else grad.mm(b.t()),
-                None if a is None else a.t().mm(grad))
+                None if b is None else Mm.apply(grad, T.apply(b)),
+                None if a is None else Mm.apply(T.apply(a), grad))
 
 
 class Mv(Function):
@@ -1399,7 +1402,7 @@ class NllLoss(Function):
         rows = len(target.data)
         pick = np.zeros(ctx.shape, grad.dtype)
         pick[np.arange(rows), target.data] = -1.0 / rows
-        return grad * _constant(pick), None
+        return Mul.apply(grad, _constant(pick)), None
 
 
 # In-place operations (see toygrad.views.inplace): the forward computes the

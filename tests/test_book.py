@@ -12,6 +12,8 @@ import toygrad
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("ch*.md"))
+# Appendix pages (chapters/appendix_*.md) are reference, not lessons: a lighter anatomy.
+APPENDICES = sorted((ROOT / "chapters").glob("appendix_*.md"))
 
 
 def toc_files():
@@ -36,7 +38,7 @@ def test_toygrad_is_the_package_in_code():
 
 def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
     listed = toc_files()
-    assert sorted(listed) == sorted(f"chapters/{path.stem}" for path in CHAPTERS)
+    assert sorted(listed) == sorted(f"chapters/{path.stem}" for path in CHAPTERS + APPENDICES)
     for entry in listed:
         assert (ROOT / f"{entry}.md").exists()
         assert not (ROOT / f"{entry}.ipynb").exists(), "a .md and an .ipynb of one name break the build"
@@ -65,12 +67,28 @@ def test_chapter_anatomy(path):
     assert len(exercises) >= 2 and len(solutions) == len(exercises)
 
 
+@pytest.mark.parametrize("path", APPENDICES, ids=lambda p: p.stem)
+def test_appendix_anatomy(path):
+    text = path.read_text()
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["kernelspec"]["name"] == "python3"
+    assert front["jupytext"]["text_representation"]["format_name"] == "myst"
+
+    body = re.sub(r"```.*?```", "", text, flags=re.S)
+    assert len(re.findall(r"^# ", body, flags=re.M)) == 1, "one H1 per page"
+
+    prefix = path.stem.replace("_", "-")  # appendix-support
+    labels = re.findall(r"^\((.+?)\)=$", text, flags=re.M) + re.findall(r"^:label: (\S+)", text, flags=re.M)
+    assert labels and all(label == prefix or label.startswith(f"{prefix}-") for label in labels), labels
+    assert re.search(r"^## Summary", text, flags=re.M)
+
+
 PAGE_WIDTH = 79  # characters a code box on the website shows without scrolling
 
 
 def test_code_fits_the_page():
     too_wide = []
-    for path in CHAPTERS:
+    for path in CHAPTERS + APPENDICES:
         for cell in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", path.read_text(), flags=re.S):
             too_wide += [(path.name, line) for line in cell.splitlines()
                          if len(line) > PAGE_WIDTH and not line.lstrip().startswith(("alt:", "caption:"))]

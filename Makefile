@@ -50,7 +50,7 @@ unit: setup
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
-CODE_HASH = $(shell find code bench seed -type f -name '*.py' | sort | xargs cat | sha256sum | cut -c1-16)
+CODE_HASH = $(shell find code bench seed tests/optable.py -type f -name '*.py' | sort | xargs cat | sha256sum | cut -c1-16)
 
 fresh-cache:
 	@mkdir -p _build

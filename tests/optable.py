@@ -265,14 +265,18 @@ def dim_samples(dims, keepdim=None, dtypes=("float32", "int64", "bool")):
 
 
 def fixed(*samples):
-    """Samples written out by hand: ``(id, make_args)`` pairs."""
+    """Samples written out by hand: ``(id, make_args[, context])``.
+
+    ``make_args(rng)`` returns the arguments, or the only argument.
+    """
     def make(rng):
         out = []
         for sample_id, make_args, *context in samples:
             args = make_args(rng)
-            out.append(Sample(sample_id, args if isinstance(args, tuple)
-                              else (args,), context=context[0] if context
-                              else None))
+            if not isinstance(args, tuple):
+                args = (args,)
+            out.append(Sample(sample_id, args,
+                              context=context[0] if context else None))
         return out
     return make
 
@@ -1268,7 +1272,7 @@ ENTRIES = [
             lambda lib, *shape, **options: lib.ones(*shape, **options),
             _filled_samples, ("ones",)),
     OpEntry("toygrad.randn(*shape)", _randn, _filled_samples, ("randn",),
-            checks="dtype, shape, grads, error"),
+            checks="dtype, shape, grads, graph, error"),  # random numbers
     OpEntry("toygrad.from_numpy(array)", lambda lib, a: lib.from_numpy(a),
             fixed(*[(text, lambda rng, a=a: a) for text, a in (
                 ("f64 2x3", np.arange(6.0).reshape(2, 3)),

@@ -110,6 +110,8 @@ def canonical_dim(dim, ndim, *, new_dim=False):
     position for a new dim (``unsqueeze``, ``stack``), so the range is that
     of ``ndim + 1``. A 0-dim tensor accepts -1 and 0, as in PyTorch.
     """
+    if type(dim) is int and 0 <= dim < ndim:
+        return dim  # the common case, quickly
     if not _is_int(dim):
         raise TypeError(
             f"argument 'dim' must be int, not {type_name(dim)}")

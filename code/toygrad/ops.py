@@ -27,18 +27,21 @@ def unbroadcast(grad, shape):
     When an input of shape ``shape`` was broadcast to a larger result, each
     of its elements was used several times, so its gradient is the sum of the
     gradients of all its copies: over the leading dimensions the input did
-    not have, and over the dimensions where it had size 1.
+    not have, and over the dimensions where it had size 1. Recorded as
+    PyTorch's ``sum_to`` records it: one sum (keeping the dims), then a view
+    without the leading ones.
     """
     if grad.shape == shape:
         return grad
-    extra = grad.ndim - len(shape)
-    if extra:
-        grad = Sum.apply(grad, tuple(range(extra)), False)
-    ones = tuple(i for i, size in enumerate(shape)
-                 if size == 1 and grad.shape[i] != 1)
-    if ones:
-        grad = Sum.apply(grad, ones, True)
-    return grad
+    if not shape:
+        return SumAll.apply(grad)
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        i for i in range(lead, grad.ndim)
+        if shape[i - lead] == 1 and grad.shape[i] != 1)
+    if dims:
+        grad = Sum.apply(grad, dims, True)
+    return View.apply(grad, shape) if lead else grad
 
 
 # Checking and preparing arguments, as PyTorch does before it computes.
@@ -82,7 +85,7 @@ def broadcast_shape(a, b):
     return tuple(reversed(shape))
 
 
-def binary(function, a, b):
+def binary(function, a, b, *alpha):
     """``function`` applied to ``a`` and ``b``, one of them a tensor.
 
     The result's dtype follows PyTorch's promotion rules (see
@@ -95,7 +98,17 @@ def binary(function, a, b):
         dtype = (true_divide_type if function is Div else result_type)(a, b)
         a, b = _wrap(a, dtype), _wrap(b, dtype)
     broadcast_shape(a.shape, b.shape)
-    return function.apply(a, b)
+    return function.apply(a, b, *alpha)
+
+
+def alpha(value, x):
+    """``add_``'s ``alpha``, as arguments: none when it is 1."""
+    if value == 1:
+        return ()
+    if x.data.dtype.kind != "f" and isinstance(value, float):
+        raise RuntimeError("For integral input tensors, argument alpha must "
+                           "not be a floating point number.")
+    return (value,)
 
 
 def _is_bool(value):
@@ -127,17 +140,9 @@ def _promote(a, b, divide=False):
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
 
 
-def scaled(other, alpha, like):
-    """``other * alpha``, for ``add_(other, alpha=...)``."""
-    if alpha == 1:
-        return other
-    return binary(Mul, other, alpha) if isinstance(other, Tensor) \
-        else other * alpha
-
-
 def floating(x):
     """``x`` itself; an integer tensor goes in as float32, as in PyTorch."""
-    if np.issubdtype(x.dtype, np.floating):
+    if x.data.dtype.kind == "f":
         return x
     return Tensor(x.data.astype(DEFAULT_FLOAT))
 
@@ -159,46 +164,55 @@ def rpow_operands(x, base):
     if not _number(base):
         raise TypeError("unsupported base type for a toygrad tensor: "
                         f"{type(base).__name__}")
-    if not np.issubdtype(result_type(x, base), np.floating):
+    dtype = result_type(x, base)
+    if dtype.kind != "f":
         raise NotImplementedError(
             "toygrad supports number ** tensor only for a floating result")
+    if dtype != x.dtype:  # an integer tensor: not differentiable anyway
+        x = Tensor(x.data.astype(dtype))
     return x, base
 
 
 # Arithmetic with broadcasting.
 
 class Add(Function):
+    """``a + alpha * b`` (``alpha`` is 1 unless given, as in ``add_``)."""
     node_name = "AddBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.shapes = a.shape, b.shape
+    def forward(ctx, a, b, *alpha):
+        ctx.shapes, ctx.alpha = (a.shape, b.shape), alpha
         x, y = _promote(a, b)
-        return Tensor(x + y)
+        return Tensor(x + y * alpha[0] if alpha else x + y)
 
     @staticmethod
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
-        need_a, need_b = ctx.needs_input_grad
+        need_a, need_b = ctx.needs_input_grad[:2]
+        grad_b = grad * ctx.alpha[0] if ctx.alpha and need_b else grad
         return (unbroadcast(grad, a_shape) if need_a else None,
-                unbroadcast(grad, b_shape) if need_b else None)
+                unbroadcast(grad_b, b_shape) if need_b else None) + (
+                    (None,) if ctx.alpha else ())
 
 
 class Sub(Function):
+    """``a - alpha * b`` (``alpha`` is 1 unless given, as in ``sub_``)."""
     node_name = "SubBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.shapes = a.shape, b.shape
+    def forward(ctx, a, b, *alpha):
+        ctx.shapes, ctx.alpha = (a.shape, b.shape), alpha
         x, y = _promote(a, b)
-        return Tensor(x - y)
+        return Tensor(x - y * alpha[0] if alpha else x - y)
 
     @staticmethod
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
-        need_a, need_b = ctx.needs_input_grad
+        need_a, need_b = ctx.needs_input_grad[:2]
+        grad_b = -grad * ctx.alpha[0] if ctx.alpha and need_b else -grad
         return (unbroadcast(grad, a_shape) if need_a else None,
-                unbroadcast(-grad, b_shape) if need_b else None)
+                unbroadcast(grad_b, b_shape) if need_b else None) + (
+                    (None,) if ctx.alpha else ())
 
 
 def rsub(x, number):
@@ -318,8 +332,10 @@ class Pow(Function):
             grad_a = unbroadcast(grad * b * a ** (b - 1), a.shape)
         if need_b:
             # d/db a**b = a**b log a; PyTorch takes it as 0 where a == 0
-            # and b >= 0.
+            # and b >= 0, and takes the log in the result's dtype.
             where_zero = (a.data == 0) & (b.data >= 0)
+            if a.dtype != out.dtype:  # an integer base: no gradient of its own
+                a = Tensor(a.data.astype(out.dtype))
             safe_a = a + _constant(where_zero.astype(a.dtype))  # log 1 = 0
             grad_b = unbroadcast(grad * out * safe_a.log(), b.shape)
         return grad_a, grad_b
@@ -426,14 +442,17 @@ class Sigmoid(Function):
         return grad * out * (1 - out)
 
 
+def relu(x):
+    if x.data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return Relu.apply(x)
+
+
 class Relu(Function):
     node_name = "ReluBackward0"
 
     @staticmethod
     def forward(ctx, a):
-        if a.dtype == np.bool_:
-            raise RuntimeError('"clamp_min_scalar_cpu" not implemented for '
-                               "'Bool'")
         out = Tensor(np.maximum(a.data, np.zeros((), a.dtype)))
         ctx.save_for_backward(out)
         return out
@@ -457,7 +476,7 @@ class ThresholdBackward(Function):
         ctx.save_for_backward(out)
         mask = out.data > 0
         result = grad.data * mask
-        if not np.isfinite(result).all():  # inf * 0 is nan: PyTorch gives 0
+        if result.size and np.isnan(result.min()):  # inf * 0: nan, not 0
             result = np.where(mask, grad.data, np.zeros((), grad.dtype))
         return Tensor(result)
 
@@ -476,7 +495,7 @@ def reduce(all_function, dim_function, x, dim, keepdim):
     reduces everything (``SumBackward0``); else the one with dims
     (``SumBackward1``), where an empty tuple means every dim too.
     """
-    if all_function is MeanAll and not np.issubdtype(x.dtype, np.floating):
+    if all_function is MeanAll and x.data.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either "
             "a floating point or complex dtype. Got: "
@@ -489,12 +508,12 @@ def reduce(all_function, dim_function, x, dim, keepdim):
 
 def _sum_dtype(a):
     # Integers and bools are summed in int64, as in PyTorch.
-    return a.dtype if np.issubdtype(a.dtype, np.floating) else np.int64
+    return a.data.dtype if a.data.dtype.kind == "f" else np.int64
 
 
 def _expand_back(grad, shape, dims, keepdim):
     """Spread the gradient of a reduction over ``dims`` back to ``shape``."""
-    if not keepdim:
+    if not keepdim and shape:
         kept = list(shape)
         for d in dims:
             kept[d] = 1
@@ -521,8 +540,8 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return Tensor(a.data.sum(axis=dims, keepdims=keepdim,
-                                 dtype=_sum_dtype(a)))
+        return Tensor(a.data.sum(axis=dims if a.ndim else None,
+                                 keepdims=keepdim, dtype=_sum_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -550,12 +569,14 @@ class Mean(Function):
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
         with np.errstate(invalid="ignore"):
-            return Tensor(np.asarray(
-                a.data.mean(axis=dims, keepdims=keepdim), dtype=a.dtype))
+            return Tensor(np.asarray(a.data.mean(
+                axis=dims if a.ndim else None, keepdims=keepdim),
+                dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        count = float(np.prod([ctx.shape[d] for d in ctx.dims]))
+        count = float(np.prod([ctx.shape[d] for d in ctx.dims
+                               if d < len(ctx.shape)]))
         return (_expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / count,
                 None, None)
 
@@ -910,6 +931,12 @@ class SqueezeDims(Squeeze):
 
 
 def expand(x, shape):
+    return Expand.apply(x, expanded_shape(x, shape))
+
+
+def expanded_shape(x, shape):
+    """``shape`` with its -1s filled in, or PyTorch's error if ``x`` cannot
+    be expanded to it."""
     shape = tuple(int(size) for size in shape)
     if len(shape) < x.ndim:
         raise RuntimeError(
@@ -934,7 +961,7 @@ def expand(x, shape):
                 f"existing size ({old}) at non-singleton dimension {i}.  "
                 f"Target sizes: {list(shape)}.  Tensor sizes: "
                 f"{list(x.shape)}")
-    return Expand.apply(x, tuple(final))
+    return tuple(final)
 
 
 def _tensor_type(x):
@@ -1171,7 +1198,10 @@ def mv(a, v):
         raise RuntimeError(
             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
             f"{a.shape[1]}), vec ({v.shape[0]})")
-    _same_dtype(a, v)
+    if a.dtype != v.dtype:
+        names = [_TORCH_NAME[str(t.dtype)] for t in (v, a, v)]
+        raise RuntimeError("addmv input tensors must have the same dtype, "
+                           f"but got {names[0]}, {names[1]}, and {names[2]}")
     return Mv.apply(a, v)
 
 
@@ -1185,7 +1215,10 @@ def bmm(a, b):
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
             f"{b.shape[1]}].")
-    _same_dtype(a, b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_TORCH_NAME[str(a.dtype)]} but found "
+            f"{_TORCH_NAME[str(b.dtype)]}")
     return Bmm.apply(a, b)
 
 
@@ -1342,9 +1375,12 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         x = a.data
-        shifted = x - x.max(axis=dim, keepdims=True)  # exp cannot overflow
-        log_sum = np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-        out = Tensor(shifted - log_sum)
+        if x.size == 0:
+            out = Tensor(x.copy())
+        else:
+            shifted = x - x.max(axis=dim, keepdims=True)  # exp can't overflow
+            log_sum = np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+            out = Tensor(shifted - log_sum)
         ctx.dim = dim
         ctx.save_for_backward(out)
         return out
@@ -1398,11 +1434,15 @@ class NllLoss(Function):
     @staticmethod
     def backward(ctx, grad):
         (target,) = ctx.saved_tensors
-        # The gradient of the mean: -1/N at each target's position.
+        # The gradient of the mean: -grad/N at each target's position.
         rows = len(target.data)
-        pick = np.zeros(ctx.shape, grad.dtype)
-        pick[np.arange(rows), target.data] = -1.0 / rows
-        return Mul.apply(grad, _constant(pick)), None
+        if grad.requires_grad:  # create_graph: the product is recorded
+            pick = np.zeros(ctx.shape, grad.dtype)
+            pick[np.arange(rows), target.data] = -1.0 / rows
+            return Mul.apply(grad, _constant(pick)), None
+        out = np.zeros(ctx.shape, grad.dtype)
+        out[np.arange(rows), target.data] = -grad.data / rows
+        return Tensor(out), None
 
 
 # In-place operations (see toygrad.views.inplace): the forward computes the

@@ -6,7 +6,11 @@ import numpy as np
 class SGD:
     """Plain stochastic gradient descent: ``p -= lr * p.grad``."""
 
-    def __init__(self, params, lr):
+    def __init__(self, params, lr, **unsupported):
+        if unsupported:  # momentum, weight_decay, ...: not in toygrad
+            raise NotImplementedError(
+                "toygrad's SGD does not support the argument(s) "
+                f"{', '.join(sorted(unsupported))}")
         self.params = list(params)
         self.lr = lr
 

@@ -414,6 +414,10 @@ class Value:
                 else float(getattr(gradient, "data", gradient)))
         run_backward(self._grad_node(), grad, retain_graph=bool(retain_graph))
 
+    def _add_grad(self, grad):
+        """What AccumulateGrad stores when ``.grad`` holds a number."""
+        return self.grad + grad
+
     def _new_grad(self, grad):
         """What AccumulateGrad stores as this leaf's first gradient: itself."""
         return grad

@@ -34,6 +34,15 @@ _T_DEPRECATED = (
     "of a tensor.")
 
 
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle "
+    "between the parameter and its gradient which can cause a memory leak. We "
+    "recommend using autograd.grad when creating the graph to avoid this. If "
+    "you have to use this function, make sure to reset the .grad fields of "
+    "your parameters to None after use to break the cycle and avoid the "
+    "leak.")
+
+
 def _size(shape):
     return f"torch.Size({list(shape)})"
 
@@ -47,7 +56,7 @@ class Tensor:
 
     __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "output_nr",
                  "_version_counter", "_accumulator", "_base", "_view",
-                 "__weakref__")
+                 "_view_version", "__weakref__")
 
     def __init__(self, data, requires_grad=False):
         if type(data) is not np.ndarray:  # NumPy gives scalars for 0-dim
@@ -61,10 +70,11 @@ class Tensor:
         # made when first needed; in-place operations bump it.
         self._version_counter = None
         self._accumulator = None  # weak reference: this leaf's AccumulateGrad
-        # For a view: the tensor that owns the numbers, and how the view was
-        # taken from it (see toygrad.views).
+        # For a view: the tensor that owns the numbers, how the view was
+        # taken from it, and the version its grad_fn is for (toygrad.views).
         self._base = None
         self._view = None
+        self._view_version = 0
 
     # What a tensor is.
 
@@ -86,6 +96,9 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return self.data.shape
+        if self.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has "
+                             "no dimensions")
         return self.data.shape[ops.canonical_dim(dim, self.ndim)]
 
     def numel(self):
@@ -108,8 +121,8 @@ class Tensor:
         A view whose numbers were changed in place, through itself, its base
         or another view of the base, gets a new node first, as in PyTorch.
         """
-        view = self._view
-        if view is not None and view.version != self._version_counter[0]:
+        if (self._view is not None
+                and self._view_version != self._version_counter[0]):
             views.refresh_grad_fn(self)
         return self._grad_fn
 
@@ -141,18 +154,20 @@ class Tensor:
         self._requires_grad = bool(requires_grad)
 
     def requires_grad_(self, requires_grad=True):
-        if requires_grad and not np.issubdtype(self.dtype, np.floating):
+        if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.grad_fn is not None:
+            return self  # a result requires grad already
         self.requires_grad = requires_grad
         return self
 
     @property
     def grad(self):
         """The gradient that ``backward`` accumulated here (leaves only)."""
-        if self._grad_fn is not None or (self._base is not None
-                                         and self.grad_fn is not None):
-            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        if self._grad_fn is not None or self._base is not None:
+            if self.grad_fn is not None:  # a view's node may be renewed
+                warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -162,7 +177,8 @@ class Tensor:
                 raise TypeError("assigned grad expected to be a Tensor or "
                                 "None but got grad of type "
                                 f"{type(grad).__name__}")
-            if grad.dtype != self.dtype:
+            if grad.data.dtype is not self.data.dtype \
+                    and grad.dtype != self.dtype:
                 raise RuntimeError(
                     "attempting to assign a gradient with dtype "
                     f"'{_c_name(grad.dtype)}' to a tensor with grad_dtype "
@@ -253,15 +269,26 @@ class Tensor:
         Outside ``create_graph`` a private copy, since the same gradient
         tensor may also be on its way to other leaves.
         """
-        if grad_mode.state.enabled:
-            return grad
+        if grad_mode.state.enabled:  # create_graph: the copy is recorded
+            return Tensor(np.empty_like(grad.data)).copy_(grad)
         return Tensor(grad.data.copy(order="K"))  # "K": keep the memory layout
+
+    def _add_grad(self, grad):
+        """What AccumulateGrad stores when ``.grad`` holds a gradient already.
+
+        As in PyTorch: added in place, unless ``create_graph`` records the
+        sum (then a new tensor).
+        """
+        if grad_mode.state.enabled:
+            return self._grad + grad
+        return self._grad.add_(grad)
 
     def detach(self):
         """The same numbers (shared, as in PyTorch), cut off from the graph."""
         return self._alias()
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False):
+    def backward(self, gradient=None, retain_graph=None, create_graph=False,
+                 **unsupported):
         """Compute the gradient of this tensor with respect to every leaf.
 
         The gradients are added into each leaf's ``.grad``. ``gradient`` is
@@ -270,17 +297,25 @@ class Tensor:
         afterwards. With ``create_graph`` the backward pass is itself
         recorded, so gradients can be differentiated again.
         """
+        _refuse("Tensor.backward", unsupported)
+        if gradient is not None and not isinstance(gradient, Tensor):
+            if isinstance(gradient, (bool, int, float)):
+                raise TypeError(f"'{type(gradient).__name__}' object is not "
+                                "iterable")
+            raise NotImplementedError(
+                "toygrad's backward takes the gradient as a tensor, not a "
+                f"{type(gradient).__name__}")
         node, input_nr = self._gradient_edge()
         if node is None:
             raise RuntimeError("element 0 of tensors does not require grad "
                                "and does not have a grad_fn")
+        if create_graph:
+            warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
         if gradient is None:
             if self.data.size != 1:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs")
             gradient = Tensor(np.ones_like(self.data))
-        elif not isinstance(gradient, Tensor):
-            gradient = Tensor(np.asarray(gradient, dtype=self.dtype))
         if gradient.shape != self.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[0] has a shape of "
@@ -365,15 +400,17 @@ class Tensor:
         return ops.Sigmoid.apply(ops.floating(self))
 
     def relu(self):
-        return ops.Relu.apply(self)
+        return ops.relu(self)
 
     def reciprocal(self):
         return ops.Reciprocal.apply(ops.floating(self))
 
-    def sum(self, dim=None, keepdim=False):
+    def sum(self, dim=None, keepdim=False, **unsupported):
+        _refuse("Tensor.sum", unsupported)
         return ops.reduce(ops.SumAll, ops.Sum, self, dim, keepdim)
 
-    def mean(self, dim=None, keepdim=False):
+    def mean(self, dim=None, keepdim=False, **unsupported):
+        _refuse("Tensor.mean", unsupported)
         return ops.reduce(ops.MeanAll, ops.Mean, self, dim, keepdim)
 
     def max(self, dim=None, keepdim=False):
@@ -421,7 +458,11 @@ class Tensor:
         return ops.expand(self, _shape(shape))
 
     def unbind(self, dim=0):
-        return ops.Unbind.apply(self, ops.canonical_dim(dim, self.ndim))
+        dim = ops.canonical_dim(dim, self.ndim)
+        if self.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has "
+                             "no dimensions")
+        return ops.Unbind.apply(self, dim)
 
     def __iter__(self):
         if self.ndim == 0:
@@ -435,10 +476,10 @@ class Tensor:
     # version and rewrite its history (see toygrad.views.inplace).
 
     def add_(self, other, alpha=1):
-        return views.inplace(self, ops.Add, ops.scaled(other, alpha, self))
+        return views.inplace(self, ops.Add, other, *ops.alpha(alpha, self))
 
     def sub_(self, other, alpha=1):
-        return views.inplace(self, ops.Sub, ops.scaled(other, alpha, self))
+        return views.inplace(self, ops.Sub, other, *ops.alpha(alpha, self))
 
     def mul_(self, other):
         return views.inplace(self, ops.Mul, other)
@@ -461,13 +502,46 @@ class Tensor:
 
     def __setitem__(self, key, value):
         """``x[key] = value``: copy ``value`` into the view ``x[key]``."""
-        ops.getitem(self, key).copy_(value)
+        view = ops.getitem(self, key)
+        if isinstance(value, Tensor):  # expanded first, as PyTorch's copy_to
+            ops.expanded_shape(value, view.shape)
+        view.copy_(value)
 
     def __bool__(self):
         if self.data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one "
-                               "value is ambiguous")
+            how_many = "no values" if self.data.size == 0 else \
+                "more than one value"
+            raise RuntimeError(
+                f"Boolean value of Tensor with {how_many} is ambiguous")
         return bool(self.data)
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def _scalar(self):
+        if self.data.size != 1:
+            raise ValueError("only one element tensors can be converted to "
+                             "Python scalars")
+        return self.data.item()
+
+    def __array__(self, dtype=None, copy=None):
+        """The numbers, for ``np.asarray(x)``; refused if x requires grad."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    # PyTorch compares elementwise; toygrad has no bool-valued operations, so
+    # it refuses rather than let Python compare the objects.
+    def _no_comparison(self, *other):
+        raise NotImplementedError(
+            "toygrad does not support comparisons (==, !=, <, <=, >, >=, in);"
+            " compare the numbers instead: x.data == y.data")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_comparison
+    __contains__ = _no_comparison
+    __hash__ = object.__hash__
 
 
 class MaxResult(tuple):
@@ -484,12 +558,12 @@ def tensor(data, requires_grad=False, dtype=None):
     """A new leaf tensor holding a copy of ``data``, as ``torch.tensor``.
 
     Python floats become float32 and ints int64, PyTorch's defaults; NumPy
-    arrays keep their dtype.
+    arrays and scalars keep their dtype.
     """
     if isinstance(data, Tensor):
         data = data.data
-    if dtype is None and not isinstance(data, np.ndarray):
-        probe = np.asarray(data)
+    if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
+        probe = _nested_array(data)
         if np.issubdtype(probe.dtype, np.floating):
             dtype = np.float32
         elif np.issubdtype(probe.dtype, np.integer):
@@ -509,23 +583,67 @@ def from_numpy(array):
 
 
 def zeros(*shape, dtype=np.float32, requires_grad=False):
-    return tensor(np.zeros(_shape(shape), dtype), requires_grad)
+    shape = _shape(shape)
+    if any(size < 0 for size in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return tensor(np.zeros(shape, dtype), requires_grad)
 
 
 def ones(*shape, dtype=np.float32, requires_grad=False):
-    return tensor(np.ones(_shape(shape), dtype), requires_grad)
+    return tensor(np.ones(_new_shape(shape), dtype), requires_grad)
 
 
 def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
+    shape = _new_shape(shape)
+    if np.dtype(dtype).kind != "f":
+        raise NotImplementedError('"normal_kernel_cpu" not implemented for '
+                                  f"'{_torch_name(np.dtype(dtype))}'")
     rng = generator if generator is not None else np.random.default_rng()
-    return tensor(rng.standard_normal(_shape(shape)).astype(dtype),
-                  requires_grad)
+    return tensor(rng.standard_normal(shape).astype(dtype), requires_grad)
 
 
 def _shape(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
     return tuple(shape)
+
+
+def _new_shape(shape):
+    shape = _shape(shape)
+    for size in shape:
+        if size < 0:
+            raise RuntimeError("Trying to create tensor with negative "
+                               f"dimension {size}: {list(shape)}")
+    return shape
+
+
+def _nested_array(data):
+    """``data`` (numbers in nested lists) as an array, checked as PyTorch
+    checks it: every list at one depth has the same length."""
+    def check(item, depth, lengths):
+        if isinstance(item, (list, tuple)):
+            if len(lengths) <= depth:
+                lengths.append(len(item))
+            elif lengths[depth] != len(item):
+                raise ValueError(f"expected sequence of length "
+                                 f"{lengths[depth]} at dim {depth} (got "
+                                 f"{len(item)})")
+            for element in item:
+                check(element, depth + 1, lengths)
+        elif isinstance(item, np.generic):
+            raise NotImplementedError(
+                "toygrad does not infer a dtype from NumPy scalars inside "
+                "lists; pass an array or a dtype")
+    check(data, 0, [])
+    return np.asarray(data)
+
+
+def _refuse(where, unsupported):
+    """Raise for keyword arguments toygrad does not support."""
+    if unsupported:
+        raise NotImplementedError(
+            f"toygrad's {where} does not support the argument(s) "
+            f"{', '.join(sorted(unsupported))}")
 
 
 def _torch_name(dtype):

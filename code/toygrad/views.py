@@ -40,38 +40,35 @@ _CHANGED_ELSEWHERE = ("its base or another view of its base has been "
                       "modified inplace")
 
 
-class ViewMeta:
-    """How a view was taken: from which tensor, by which operation."""
-
-    __slots__ = ("parent", "ctx", "output_nr", "version", "no_grad", "multi")
-
-    def __init__(self, parent, ctx, output_nr, version, no_grad, multi):
-        self.parent, self.ctx, self.output_nr = parent, ctx, output_nr
-        self.version = version  # of the counter when grad_fn was set
-        self.no_grad, self.multi = no_grad, multi
-
-
 def track(ctx, source, outputs):
-    """Make the outputs of a view operation views of ``source``'s base."""
+    """Make the outputs of a view operation views of ``source``'s base.
+
+    Each output's ``_view`` says how it was taken: ``(parent, ctx,
+    output_nr, made_in_no_grad, one_of_several)``.
+    """
     base = source if source._base is None else source._base
-    counter = source._shared_version_counter()
+    counter = source._version_counter
+    if counter is None:
+        counter = source._version_counter = [0]
     no_grad = not grad_mode.state.enabled
-    multi = type(outputs) is tuple
-    for output_nr, out in enumerate(outputs if multi else (outputs,)):
-        out._base = base
-        out._version_counter = counter
-        out._view = ViewMeta(source, ctx, output_nr, counter[0], no_grad,
-                             multi)
+    if type(outputs) is not tuple:
+        outputs._base, outputs._version_counter = base, counter
+        outputs._view = (source, ctx, 0, no_grad, False)
+        outputs._view_version = counter[0]
+        return
+    for output_nr, out in enumerate(outputs):
+        out._base, out._version_counter = base, counter
+        out._view = (source, ctx, output_nr, no_grad, True)
+        out._view_version = counter[0]
 
 
 def take_view(view, array):
     """Take from ``array`` (shaped like the base) what ``view`` takes."""
-    meta = view._view
-    if meta.parent._view is not None:
-        array = take_view(meta.parent, array)
-    take = meta.ctx._forward_cls.take
-    return take(meta.ctx, array, meta.output_nr) if meta.multi \
-        else take(meta.ctx, array)
+    parent, ctx, output_nr, _, multi = view._view
+    if parent._view is not None:
+        array = take_view(parent, array)
+    take = ctx._forward_cls.take
+    return take(ctx, array, output_nr) if multi else take(ctx, array)
 
 
 def _positions(view):
@@ -86,15 +83,16 @@ def refresh_grad_fn(view):
     Called when the view's ``grad_fn`` is read after the numbers it shares
     were changed in place (the version counter moved).
     """
-    meta, base = view._view, view._base
+    _, ctx, output_nr, no_grad, multi = view._view
+    base = view._base
     if view._grad_fn is None and not base.requires_grad:
         return  # nothing to differentiate, before or after
-    if meta.no_grad:
+    if no_grad:
         raise RuntimeError(_NO_GRAD_VIEW.format(_CHANGED_ELSEWHERE))
-    if meta.multi:
+    if multi:
         raise RuntimeError(_MULTI_VIEW.format(
-            meta.output_nr, _short_name(meta.ctx), _CHANGED_ELSEWHERE))
-    meta.version = view._version_counter[0]
+            output_nr, _short_name(ctx), _CHANGED_ELSEWHERE))
+    view._view_version = view._version_counter[0]
     view._grad_fn = AsStridedBackward0(base._gradient_edge(),
                                        _positions(view), base)
     view.output_nr = 0
@@ -200,29 +198,43 @@ class Overwrite(Function):
 
 def _check_can_change(target):
     """Raise PyTorch's error if recording ``target``'s change is forbidden."""
-    meta = target._view
-    if meta is None:
+    if target._view is None:
         if target._requires_grad and target._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being "
                                "used in an in-place operation.")
         return
-    if meta.multi:
+    _, ctx, output_nr, no_grad, multi = target._view
+    if multi:
         raise RuntimeError(_MULTI_VIEW.format(
-            meta.output_nr, _short_name(meta.ctx), _CHANGED_ITSELF))
+            output_nr, _short_name(ctx), _CHANGED_ITSELF))
     base = target._base
-    if meta.no_grad and base.requires_grad:
+    if no_grad and base.requires_grad:
         raise RuntimeError(_NO_GRAD_VIEW.format(_CHANGED_ITSELF))
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is "
                            "being used in an in-place operation.")
 
 
-def _writable(target):
+def _writable(target, source):
     if not target.data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to "
             "tensor refers to a single memory location. Please clone() the "
             "tensor before performing the operation.")
+    if isinstance(source, Tensor) and _partly_overlap(target.data,
+                                                      source.data):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and "
+            "the written-to tensor refer to a single memory location. Please "
+            "clone() the tensor before performing the operation.")
+
+
+def _partly_overlap(a, b):
+    """Whether two arrays share memory without being the very same view."""
+    same = (a.__array_interface__["data"][0] ==
+            b.__array_interface__["data"][0]
+            and a.shape == b.shape and a.strides == b.strides)
+    return not same and np.may_share_memory(a, b)
 
 
 def _snapshot(tensor):
@@ -244,7 +256,7 @@ def inplace(target, function, *args):
     from toygrad import ops  # ops builds on this module
     if grad_mode.state.enabled:
         _check_can_change(target)
-    _writable(target)
+    _writable(target, args[0] if args else None)
     if args:
         other = args[0]
         if function is ops.Copy:
@@ -257,7 +269,7 @@ def inplace(target, function, *args):
                     f"result type {ops._TORCH_NAME[str(dtype)]} can't be "
                     "cast to the desired output type "
                     f"{ops._TORCH_NAME[str(target.dtype)]}")
-            args = (ops._wrap(other, dtype),)
+            args = (ops._wrap(other, dtype),) + args[1:]
         shape = ops.broadcast_shape(target.shape, args[0].shape)
         if shape != target.shape:
             raise RuntimeError(

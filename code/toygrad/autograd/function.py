@@ -23,7 +23,15 @@ def _type_and_shape(tensor):
 
 
 def _short_name(node):
-    return node.name().rsplit("Backward", 1)[0]
+    """How PyTorch's messages name a node: ``Exp`` for ``ExpBackward0``, and
+    the full C++ name for nodes written in C++ (``CopySlices``)."""
+    name = node.name()
+    if name in _CPP_NODES:
+        return "torch::autograd::" + name
+    return name.rsplit("Backward", 1)[0]
+
+
+_CPP_NODES = {"CopySlices", "CopyBackwards", "AccumulateGrad"}
 
 
 class SavedTensor:
@@ -214,7 +222,10 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *inputs):
         ctx = cls._backward_cls()
         needs_input_grad = ctx.needs_input_grad = tuple([
-            isinstance(x, Tensor) and x.requires_grad for x in inputs])
+            isinstance(x, Tensor) and (  # x.requires_grad, inlined: hot
+                x._requires_grad or x._grad_fn is not None
+                or x._base is not None and x._base.requires_grad)
+            for x in inputs])
         state = grad_mode.state
         enabled, state.enabled = state.enabled, False
         try:  # forward's own operations are not recorded
@@ -262,7 +273,7 @@ def _record(ctx, inputs, outputs):
         elif out._view is not None:
             raise NotImplementedError(
                 "toygrad does not support mark_dirty on a view")
-        out.grad_fn = ctx
+        out._grad_fn = ctx
         out.output_nr = output_nr
     if ctx.to_save:
         ctx._saved = tuple([None if t is None else SavedTensor(t, ctx)

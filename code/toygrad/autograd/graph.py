@@ -78,7 +78,7 @@ class AccumulateGrad(Node):
         if variable.grad is None:
             variable.grad = variable._new_grad(grad)
         else:
-            variable.grad = variable.grad + grad
+            variable.grad = variable._add_grad(grad)
         return ()
 
 

@@ -3,12 +3,11 @@
 import numpy as np
 
 from toygrad import ops
+from toygrad.tensor import _refuse as _refuse_arguments, _torch_name
 
 
 def relu(x):
-    if x.dtype == bool:
-        raise RuntimeError("Boolean inputs not supported for relu")
-    return ops.Relu.apply(x)
+    return ops.relu(x)
 
 
 def linear(x, weight, bias=None):
@@ -38,18 +37,41 @@ def linear(x, weight, bias=None):
 
 
 def log_softmax(x, dim):
-    return ops.LogSoftmax.apply(x, ops.canonical_dim(dim, x.ndim))
+    dim = ops.canonical_dim(dim, x.ndim)
+    if x.data.dtype.kind != "f":
+        raise NotImplementedError('"log_softmax_lastdim_kernel_impl" not '
+                                  "implemented for 'Long'")
+    return ops.LogSoftmax.apply(x, dim)
 
 
-def nll_loss(log_probs, target):
+def nll_loss(log_probs, target, **unsupported):
     """Mean negative log-likelihood of the ``target`` class of each row."""
+    _refuse("nll_loss", unsupported)
     if log_probs.ndim != 2 or target.ndim != 1:
         raise NotImplementedError(
             "toygrad's nll_loss takes a batch of rows (N, C) and targets "
             "(N,) only, with the mean reduction")
+    if target.dtype != np.int64:
+        raise RuntimeError("expected target dtype to be Long or Byte, but "
+                           f"got {_torch_name(target.dtype)}")
+    if len(target.data) != len(log_probs.data):
+        raise ValueError(f"Expected input batch_size ({len(log_probs.data)})"
+                         f" to match target batch_size ({len(target.data)}).")
+    outside = (target.data < 0) | (target.data >= log_probs.shape[1])
+    if outside.any():
+        raise IndexError(f"Target {target.data[outside][0]} is out of "
+                         "bounds.")
     return ops.NllLoss.apply(log_probs, target.data)
 
 
-def cross_entropy(logits, target):
+def cross_entropy(logits, target, **unsupported):
     """``nll_loss(log_softmax(logits, 1), target)``: two nodes, as PyTorch."""
+    _refuse("cross_entropy", unsupported)
+    if logits.ndim != 2:
+        raise NotImplementedError(
+            "toygrad's cross_entropy takes a batch of rows (N, C) only")
     return nll_loss(log_softmax(logits, 1), target)
+
+
+def _refuse(where, unsupported):
+    _refuse_arguments(f"nn.functional.{where}", unsupported)

@@ -12,6 +12,7 @@ never a silently different answer.
 
 import numpy as np
 
+from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
 from toygrad.dtypes import (
     DEFAULT_FLOAT, canonical_dim, canonical_dims, check_dtype, result_type,
@@ -39,6 +40,8 @@ def unbroadcast(grad, shape):
     dims = tuple(range(lead)) + tuple(
         i for i in range(lead, grad.ndim)
         if shape[i - lead] == 1 and grad.shape[i] != 1)
+    if not grad_mode.state.enabled and len(dims) == lead:
+        return Sum.apply(grad, dims, False)  # same numbers, one step fewer
     if dims:
         grad = Sum.apply(grad, dims, True)
     return View.apply(grad, shape) if lead else grad
@@ -97,7 +100,8 @@ def binary(function, a, b, *alpha):
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         dtype = (true_divide_type if function is Div else result_type)(a, b)
         a, b = _wrap(a, dtype), _wrap(b, dtype)
-    broadcast_shape(a.shape, b.shape)
+    if a.data.shape != b.data.shape:
+        broadcast_shape(a.data.shape, b.data.shape)
     return function.apply(a, b, *alpha)
 
 
@@ -133,7 +137,7 @@ def _promote(a, b, divide=False):
     x, y = a.data, b.data
     if divide:
         dtype = true_divide_type(a, b)
-    elif x.dtype == y.dtype:
+    elif x.dtype is y.dtype or x.dtype == y.dtype:
         return x, y
     else:
         dtype = result_type(a, b)
@@ -540,8 +544,11 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return Tensor(a.data.sum(axis=dims if a.ndim else None,
-                                 keepdims=keepdim, dtype=_sum_dtype(a)))
+        data = a.data
+        return Tensor(data.sum(axis=dims if data.ndim else None,
+                               keepdims=keepdim,
+                               dtype=data.dtype if data.dtype.kind == "f"
+                               else np.int64))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1425,7 +1432,11 @@ class NllLoss(Function):
     def forward(ctx, log_probs, target):
         # The labels come in as an array: PyTorch gives them no edge.
         rows = np.arange(len(target))
-        picked = log_probs.data[rows, target]
+        try:
+            picked = log_probs.data[rows, target]
+        except IndexError:  # a label past the last class
+            bad = target[target >= log_probs.shape[1]][0]
+            raise IndexError(f"Target {bad} is out of bounds.") from None
         ctx.save_for_backward(Tensor(target))
         ctx.shape = log_probs.shape
         return Tensor(np.asarray(-picked.sum() / len(rows),

@@ -271,7 +271,12 @@ class Tensor:
         """
         if grad_mode.state.enabled:  # create_graph: the copy is recorded
             return Tensor(np.empty_like(grad.data)).copy_(grad)
-        return Tensor(grad.data.copy(order="K"))  # "K": keep the memory layout
+        # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
+        # ("obeys the layout contract"): an optimizer then updates the leaf
+        # with its gradient element by element in memory order.
+        private = np.empty_like(self.data)
+        np.copyto(private, grad.data)
+        return Tensor(private)
 
     def _add_grad(self, grad):
         """What AccumulateGrad stores when ``.grad`` holds a gradient already.
@@ -297,7 +302,8 @@ class Tensor:
         afterwards. With ``create_graph`` the backward pass is itself
         recorded, so gradients can be differentiated again.
         """
-        _refuse("Tensor.backward", unsupported)
+        if unsupported:
+            _refuse("Tensor.backward", unsupported)
         if gradient is not None and not isinstance(gradient, Tensor):
             if isinstance(gradient, (bool, int, float)):
                 raise TypeError(f"'{type(gradient).__name__}' object is not "
@@ -406,11 +412,13 @@ class Tensor:
         return ops.Reciprocal.apply(ops.floating(self))
 
     def sum(self, dim=None, keepdim=False, **unsupported):
-        _refuse("Tensor.sum", unsupported)
+        if unsupported:
+            _refuse("Tensor.sum", unsupported)
         return ops.reduce(ops.SumAll, ops.Sum, self, dim, keepdim)
 
     def mean(self, dim=None, keepdim=False, **unsupported):
-        _refuse("Tensor.mean", unsupported)
+        if unsupported:
+            _refuse("Tensor.mean", unsupported)
         return ops.reduce(ops.MeanAll, ops.Mean, self, dim, keepdim)
 
     def max(self, dim=None, keepdim=False):

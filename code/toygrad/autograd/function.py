@@ -95,8 +95,9 @@ class BackwardFunction(Node):
     _non_differentiable = ()
     _dirty = ()
 
-    def __init__(self):
-        pass  # sequence_nr is given by apply, only if the call is recorded
+    # No Node.__init__: sequence_nr is given by apply, only if the call is
+    # recorded. (object's is the fastest, and a ctx is made per operation.)
+    __init__ = object.__init__
 
     def name(self):
         return type(self).__name__
@@ -227,11 +228,15 @@ class Function(metaclass=FunctionMeta):
                 or x._base is not None and x._base.requires_grad)
             for x in inputs])
         state = grad_mode.state
-        enabled, state.enabled = state.enabled, False
-        try:  # forward's own operations are not recorded
+        enabled = state.enabled
+        if not enabled:  # as in a backward pass: nothing to switch off
             outputs = cls.forward(ctx, *inputs)
-        finally:
-            state.enabled = enabled
+        else:
+            state.enabled = False
+            try:  # forward's own operations are not recorded
+                outputs = cls.forward(ctx, *inputs)
+            finally:
+                state.enabled = True
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:
@@ -249,12 +254,25 @@ def _record(ctx, inputs, outputs):
     edges, input_meta = [], []
     for x in inputs:
         if isinstance(x, Tensor):
-            edges.append(x._gradient_edge())
+            if x._grad_fn is not None and x._view is None:  # the usual case
+                edges.append((x._grad_fn, x.output_nr))
+            else:
+                edges.append(x._gradient_edge())
             input_meta.append((x.data.shape, x.data.dtype))
         else:
             input_meta.append(None)
     ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
     ctx.sequence_nr = next_sequence_nr()
+    if (type(outputs) is Tensor and not ctx.to_save and not ctx._dirty
+            and not ctx._non_differentiable):
+        # The common case, quickly: one new output, nothing saved.
+        for x in inputs:
+            if x is outputs:  # an input returned as it is: a new tensor
+                outputs = outputs._alias()
+        outputs._grad_fn, outputs.output_nr = ctx, 0
+        ctx.num_outputs = 1
+        ctx._output_meta = [(outputs.data.shape, outputs.data.dtype)]
+        return outputs
     single = type(outputs) is not tuple
     outputs = [outputs] if single else list(outputs)
     ctx.num_outputs = len(outputs)

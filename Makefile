@@ -1,6 +1,7 @@
 # The book's two commands:
 #   make book   set up (.venv, locked packages, Graphviz) and build the website into _build/html
-#   make test   the same set-up, then every check: unit tests, strict book build, site check
+#   make test   the same set-up, then every check: unit tests, strict book build, site check,
+#               and every chapter run as on Binder (an environment made from binder/ alone)
 # Both are idempotent: a second run reinstalls nothing and re-executes only changed chapters.
 
 SHELL := /bin/bash
@@ -14,13 +15,15 @@ HTML := _build/html
 # them all. Cells raise on error (see _config.yml), so a failing cell fails the build too.
 JB_STRICT := -W -n --keep-going
 
-.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check lock clean help
+.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check binder-test binder-check lock clean help
 
 help:
 	@echo "make book        set up and build the website into $(HTML)"
 	@echo "make test        set up, then unit tests, strict rebuild of every page, site check"
 	@echo "make unit        unit tests only (fast loop)"
 	@echo "make site-check  check the built site in headless Chromium"
+	@echo "make binder-test run every chapter as on Binder (1 CPU, time and memory budgets)"
+	@echo "make binder-check JupyterLab (repo2docker's version) with chapter 4 open, in Chromium"
 	@echo "make lock        regenerate requirements.txt from requirements.in"
 	@echo "make clean       remove the build (keeps .venv and the execution cache)"
 
@@ -28,7 +31,7 @@ book: setup system-book build
 	@echo
 	@echo "The book is built. Open: file://$(CURDIR)/$(HTML)/index.html"
 
-test: setup system-test unit build-all site-check
+test: setup system-test unit build-all site-check binder-test binder-check
 	@echo "All checks passed."
 
 setup: $(STAMP)
@@ -46,7 +49,7 @@ system-test:
 	@scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
 
 unit: setup
-	$(BIN)/python -m pytest -m "not site" -q
+	$(BIN)/python -m pytest -m "not site and not binder" -q
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
@@ -68,6 +71,17 @@ build-all: setup system-book fresh-cache
 
 site-check: setup system-test
 	$(BIN)/python -m pytest -m site -q
+
+# Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
+# .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then
+# every student notebook executed on one CPU with time and memory budgets.
+binder-test: setup
+	$(BIN)/python -m pytest -m binder -q
+
+# JupyterLab from that environment, chapter 4 open in headless Chromium: the engine's code
+# shown, solutions collapsed; screenshot in .binder-sim/lab-ch04.png.
+binder-check: setup system-test
+	$(BIN)/python scripts/binder_lab_check.py
 
 lock:
 	rm -rf /tmp/toygrad-lock-venv

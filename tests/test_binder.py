@@ -1,12 +1,26 @@
 """Binder's configuration (binder/), checked against repo2docker's documented formats and
-against the book's lock, since Binder itself cannot be run here."""
+against the book's lock; the notebooks students open there (scripts/binder_notebooks.py);
+and, marked ``binder``, every chapter executed as on Binder (scripts/binder_sim.py)."""
 
+import ast
+import importlib.metadata
 import json
 import re
+import sys
+import tomllib
 from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "_ext"))
+import binder_launch  # noqa: E402
+import binder_notebooks  # noqa: E402
+import binder_sim  # noqa: E402
 
 
 def pins(path):
@@ -47,11 +61,226 @@ def test_postbuild_installs_the_package_and_stops_on_errors():
     assert lines[0].startswith("#!/bin/bash")
     assert any(line.startswith("set -e") for line in lines)
     assert any("pip install" in line and "-e ." in line for line in lines)
+    assert any("scripts/binder_notebooks.py" in line for line in lines)
     assert any("overrides.json" in line for line in lines)
+    assert any("jupytext.toml" in line for line in lines)
 
 
-def test_markdown_chapters_open_as_notebooks():
+def test_markdown_files_open_as_text():
+    # README.md, CONTRIBUTING.md and the chapters' .md are text on Binder: rendered by
+    # default, and jupytext treats only .ipynb as notebooks, so saving keeps the formatting.
     settings = json.loads((BINDER / "overrides.json").read_text())
     viewers = settings["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
-    assert viewers == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
-    assert "jupytext" in pins(BINDER / "requirements.txt")
+    assert viewers == {"markdown": "Markdown Preview"}
+    config = tomllib.loads((BINDER / "jupytext.toml").read_text())
+    assert config == {"notebook_extensions": ["ipynb"]}
+
+
+# --- What the chapters import is what Binder installs --------------------------------
+
+def base_env_names():
+    names = set()
+    for line in (ROOT / "scripts" / "binder-base-env.txt").read_text().splitlines():
+        match = re.match(r"([A-Za-z0-9_.\-]+)==", line.strip())
+        if match:
+            names.add(match[1].lower().replace("_", "-"))
+    return names
+
+
+def with_dependencies(names):
+    """names and everything they require (non-extra requirements), from installed metadata."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for requirement in requires:
+            if "extra ==" in requirement:
+                continue
+            match = re.match(r"[A-Za-z0-9_.\-]+", requirement)
+            todo.append(match[0].lower().replace("_", "-"))
+    return seen
+
+
+def chapter_imports():
+    """{top-level module: first chapter importing it} over every chapter's code cells."""
+    modules = {}
+    for relpath, _ in binder_notebooks.toc_chapters(ROOT):
+        for cell in jupytext.read(ROOT / relpath).cells:
+            if cell.cell_type != "code":
+                continue
+            source = "\n".join(line for line in cell.source.splitlines()
+                               if not line.lstrip().startswith(("%", "!")))
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    modules.setdefault(name.split(".")[0], relpath)
+    return modules
+
+
+def test_binder_installs_what_the_chapters_import():
+    # Fast and static: the binder-marked run below is the real check.
+    installed = with_dependencies(set(pins(BINDER / "requirements.txt")) | base_env_names())
+    providers = importlib.metadata.packages_distributions()
+    missing = {}
+    for module, chapter in chapter_imports().items():
+        if module in sys.stdlib_module_names or module == "toygrad":
+            continue
+        if any((ROOT / folder / f"{module}.py").exists() for folder in ("tests", "bench")):
+            continue  # the repository's own modules (the appendix imports tests/optable.py)
+        dists = {d.lower().replace("_", "-") for d in providers.get(module, [])}
+        if not dists & installed:
+            missing[module] = (chapter, sorted(dists))
+    assert missing == {}, "imported by a chapter, not installed by binder/"
+
+
+# --- The notebooks students open (scripts/binder_notebooks.py) ------------------------
+
+@pytest.fixture(scope="module")
+def student_notebooks(tmp_path_factory):
+    out = tmp_path_factory.mktemp("notebooks")
+    written, problems = binder_notebooks.build(ROOT, out)
+    assert problems == [], "a {ref} or {glue:text} that the notebooks cannot resolve"
+    return {path.stem: json.loads(path.read_text()) for path in written}
+
+
+def test_a_notebook_for_every_chapter(student_notebooks):
+    chapters = [Path(relpath).stem for relpath, _ in binder_notebooks.toc_chapters(ROOT)]
+    assert sorted(student_notebooks) == sorted(chapters)
+
+
+def test_no_myst_left_in_the_notebooks(student_notebooks):
+    myst = re.compile(r"\{(literalinclude|glue:text|ref|solution-start|solution-end|exercise|"
+                      r"admonition)\}|^\([\w-]+\)=$", re.M)
+    for name, notebook in student_notebooks.items():
+        for cell in notebook["cells"]:
+            if cell["cell_type"] == "markdown":
+                found = myst.search("".join(cell["source"]))
+                assert found is None, f"{name}: {found[0]!r} left as MyST"
+
+
+def test_included_code_is_shown_as_code(student_notebooks):
+    # Every literalinclude of a chapter is written in, as Sphinx reads it for the website.
+    from sphinx.directives.code import LiteralIncludeReader  # noqa: F401 (the reader used)
+
+    engine = "".join("".join(cell["source"]) for cell in student_notebooks["ch04_backward"]["cells"])
+    assert "```python\ndef execute(" in engine
+    for relpath, _ in binder_notebooks.toc_chapters(ROOT):
+        text = (ROOT / relpath).read_text()
+        count = len(re.findall(r"^`{3,}\{literalinclude\}", text, re.M))
+        shown = sum("".join(cell["source"]).count("*From `")
+                    for cell in student_notebooks[Path(relpath).stem]["cells"])
+        assert shown == count, relpath
+
+
+def test_solutions_are_collapsed_and_not_run(student_notebooks):
+    for relpath, _ in binder_notebooks.toc_chapters(ROOT):
+        text = (ROOT / relpath).read_text()
+        expected = len(re.findall(r"^`{3,}\{solution-start\}", text, re.M))
+        cells = student_notebooks[Path(relpath).stem]["cells"]
+        headings = [i for i, cell in enumerate(cells)
+                    if "".join(cell["source"]).startswith("#### Solution")]
+        assert len(headings) == expected, relpath
+        for start in headings:
+            assert cells[start]["metadata"].get(binder_notebooks.COLLAPSED) is True
+            end = next((i for i in range(start + 1, len(cells))
+                        if re.match(r"#{1,3} ", "".join(cells[i]["source"]))), len(cells))
+            assert all(cell["cell_type"] != "code" for cell in cells[start + 1:end]), (
+                f"{relpath}: a solution's code would run with Run All")
+
+
+def test_the_book_opens_the_student_notebook_on_binder():
+    url = "https://mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/chapters/ch04_backward.md"
+    assert binder_launch.binder_url(url) == (
+        "https://mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/notebooks/ch04_backward.ipynb")
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert "binder_launch" in config["sphinx"]["local_extensions"]
+    assert "notebooks" in config["exclude_patterns"]
+
+
+# --- One place for the repository's address --------------------------------------------
+
+def test_repository_address_is_only_in_config():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = config["repository"]["url"]
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url)
+    # Everything else derives it: no other file names a GitHub repository or a Binder
+    # launch address of its own.
+    for path in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "intro.md",
+                 *sorted((ROOT / "chapters").glob("*.md")), *sorted(BINDER.iterdir())]:
+        text = path.read_text()
+        assert not re.search(r"mybinder\.org/v2/gh/[\w.-]+/", text), path.name
+        assert url not in text, path.name
+
+
+def test_pages_workflow_runs_make_test_and_deploys_the_site():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+    steps = workflow["jobs"]["deploy-book"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    uses = [step.get("uses", "").split("@")[0] for step in steps]
+    assert "make test" in runs
+    assert "actions/upload-pages-artifact" in uses and "actions/deploy-pages" in uses
+    upload = steps[uses.index("actions/upload-pages-artifact")]
+    assert upload["with"]["path"] == "_build/html"
+    assert workflow["jobs"]["deploy-book"]["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+# --- Every chapter, run as on Binder ---------------------------------------------------
+
+def test_local_requirements_only_map_the_cpu_index():
+    text = (BINDER / "requirements.txt").read_text()
+    local = binder_sim.local_requirements(text)
+    assert "download.pytorch.org" not in local
+    assert pins_text(local) == {name: version.removesuffix("+cpu")
+                                for name, version in pins(BINDER / "requirements.txt").items()}
+
+
+def pins_text(text):
+    found = {}
+    for line in text.splitlines():
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
+        if match:
+            found[match[1].lower().replace("_", "-")] = match[2]
+    return found
+
+
+CHAPTERS = [Path(relpath).stem for relpath, _ in binder_notebooks.toc_chapters(ROOT)]
+
+
+@pytest.fixture(scope="module")
+def binder_run():
+    report = binder_sim.run_all()
+    print()
+    print(binder_sim.table(report))
+    return report
+
+
+@pytest.fixture(scope="module")
+def binder_report(binder_run):
+    return {result["chapter"]: result for result in binder_run["chapters"]}
+
+
+@pytest.mark.binder
+def test_chapter_tests_run_in_a_binder_terminal(binder_run):
+    # selenium is not on Binder: the site check must skip, not stop the collection.
+    assert binder_run["pytest"]["exit"] == 0, binder_run["pytest"]["tail"]
+    assert " passed" in binder_run["pytest"]["tail"]
+
+
+@pytest.mark.binder
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_runs_on_binder(binder_report, chapter):
+    result = binder_report[chapter]
+    assert result["ok"], result["error"]
+    assert result["seconds"] < binder_sim.SECONDS_BUDGET, "over the time budget on one CPU"
+    assert result["peak_mb"] < binder_sim.MEMORY_BUDGET_MB, "over the memory budget"

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Run every chapter the way Binder does, without Docker.
+
+    python scripts/binder_sim.py            # set up (cached), run every chapter, print a table
+    python scripts/binder_sim.py prepare    # only the environment and the repository copy
+
+What it simulates (repo2docker's order, see binder/):
+
+1. An environment made from ``binder/`` alone, in ``.binder-sim/venv``: first the Jupyter
+   stack repo2docker itself provides (``scripts/binder-base-env.txt``, its pins for Python
+   3.11), then ``binder/requirements.txt``. PyTorch's CPU index cannot be reached here, so
+   ``torch==X+cpu`` is installed as ``torch==X`` (the same CPU wheel) and the
+   ``--extra-index-url`` line is dropped; nothing else changes. Rebuilt only when those
+   files change (a hash of them is kept in the venv).
+2. The repository as Binder sees it: the files git tracks (or would track: untracked files
+   that are not ignored), copied to ``.binder-sim/repo``. Nothing ignored (``_build``,
+   ``.venv``, ...) comes along, so a chapter that needs such a file fails here as it would
+   on Binder.
+3. ``binder/postBuild`` run from that copy's root, with ``NB_PYTHON_PREFIX`` and ``HOME`` as
+   repo2docker sets them.
+4. Every notebook postBuild wrote (``notebooks/*.ipynb``) executed from its folder, as
+   JupyterLab's "Run All" runs it (code cells only; solutions are raw cells), on one CPU
+   (``taskset -c 0``), recording the wall time and the peak memory of the kernel's process
+   tree (the kernel plus anything it starts), polled every 0.05 s.
+
+The report goes to ``.binder-sim/report.json``. Budgets: each chapter under 60 s and
+1.5 GB. ``tests/test_binder.py`` (marker ``binder``) runs this and checks the report.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SIM = Path(os.environ.get("BINDER_SIM_DIR", ROOT / ".binder-sim")).resolve()
+VENV = SIM / "venv"
+REPO = SIM / "repo"
+HOME = SIM / "home"
+REPORT = SIM / "report.json"
+PYTHON = os.environ.get("BINDER_SIM_PYTHON", "python3.11")
+BASE_ENV = ROOT / "scripts" / "binder-base-env.txt"
+
+SECONDS_BUDGET = 60
+MEMORY_BUDGET_MB = 1536
+
+
+def local_requirements(text):
+    """binder/requirements.txt as this machine can install it (see the module's doc)."""
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("--extra-index-url https://download.pytorch.org/whl/cpu"):
+            continue
+        if stripped.startswith("torch==") and stripped.endswith("+cpu"):
+            line = stripped.removesuffix("+cpu")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def env_key():
+    digest = hashlib.sha256()
+    for path in [ROOT / "binder" / "requirements.txt", BASE_ENV]:
+        digest.update(path.read_bytes())
+    digest.update(PYTHON.encode())
+    return digest.hexdigest()[:16]
+
+
+def clean_env(**extra):
+    """The environment a Binder user's processes see: no variables from this machine."""
+    env = {
+        "HOME": str(HOME),
+        "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "NB_PYTHON_PREFIX": str(VENV),
+        "KERNEL_PYTHON_PREFIX": str(VENV),
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.update(extra)
+    return env
+
+
+def log(message):
+    print(f"[binder-sim] {message}", flush=True)
+
+
+def build_venv():
+    key = env_key()
+    stamp = VENV / ".binder-sim-key"
+    if stamp.exists() and stamp.read_text() == key:
+        log(f"environment up to date ({VENV}, key {key})")
+        return
+    log(f"building {VENV} (binder/ changed or first run; a few minutes)")
+    shutil.rmtree(VENV, ignore_errors=True)
+    subprocess.run([PYTHON, "-m", "venv", str(VENV)], check=True)
+    pip = [str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet",
+           "--disable-pip-version-check", "--no-cache-dir"]
+    subprocess.run(pip + ["-r", str(BASE_ENV)], check=True)
+    requirements = SIM / "requirements-local.txt"
+    requirements.write_text(
+        local_requirements((ROOT / "binder" / "requirements.txt").read_text()))
+    subprocess.run(pip + ["-r", str(requirements)], check=True)
+    stamp.write_text(key)
+
+
+def copy_repository():
+    """The files Binder gets: what git tracks or would track, as they are in the work tree."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    shutil.rmtree(REPO, ignore_errors=True)
+    for name in filter(None, listed):
+        source = ROOT / name
+        if not source.is_file():  # deleted in the work tree but still in the index
+            continue
+        target = REPO / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+
+
+def prepare():
+    SIM.mkdir(exist_ok=True)
+    build_venv()
+    copy_repository()
+    shutil.rmtree(HOME, ignore_errors=True)
+    HOME.mkdir(parents=True)
+    postbuild = REPO / "binder" / "postBuild"
+    postbuild.chmod(0o755)
+    log("running binder/postBuild (output in postBuild.log)")
+    with open(SIM / "postBuild.log", "w") as output:
+        done = subprocess.run([str(postbuild)], cwd=REPO, env=clean_env(),
+                              stdout=output, stderr=subprocess.STDOUT)
+    if done.returncode:
+        raise RuntimeError("binder/postBuild failed:\n"
+                           + (SIM / "postBuild.log").read_text()[-3000:])
+
+
+def chapters():
+    """The chapters' notebook names, in the book's order (from _toc.yml)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [Path(entry["file"]).name for part in toc.get("parts", [])
+            for entry in part.get("chapters", [])]
+
+
+def run_chapter(name):
+    notebook = REPO / "notebooks" / f"{name}.ipynb"
+    if not notebook.exists():
+        return {"chapter": name, "ok": False, "error": f"postBuild wrote no {notebook.name}",
+                "seconds": 0.0, "peak_mb": 0.0}
+    command = ["taskset", "-c", "0", str(VENV / "bin" / "python"), str(Path(__file__)),
+               "execute", str(notebook)]
+    done = subprocess.run(command, env=clean_env(), capture_output=True, text=True,
+                          timeout=20 * SECONDS_BUDGET)
+    lines = done.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {"chapter": name, "ok": False, "seconds": 0.0, "peak_mb": 0.0,
+                "error": f"runner failed (exit {done.returncode}): {done.stderr[-2000:]}"}
+
+
+def run_chapter_tests(marker):
+    """`python -m pytest -m <marker>` as a student types it in a Binder terminal."""
+    done = subprocess.run(
+        ["taskset", "-c", "0", str(VENV / "bin" / "python"), "-m", "pytest", "-q",
+         "-p", "no:cacheprovider", "-m", marker],
+        cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=600)
+    return {"marker": marker, "exit": done.returncode, "tail": done.stdout[-1500:]}
+
+
+def run_all(names=None):
+    """Set up, execute every chapter, write and return the report. One run at a time."""
+    SIM.mkdir(exist_ok=True)
+    with open(SIM / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        prepare()
+        results = []
+        for name in names or chapters():
+            result = run_chapter(name)
+            results.append(result)
+            log(f"{name}: {'ok' if result['ok'] else 'FAILED'} "
+                f"{result['seconds']:.1f} s, {result['peak_mb']:.0f} MB")
+        report = {"cpu": "taskset -c 0", "seconds_budget": SECONDS_BUDGET,
+                  "memory_budget_mb": MEMORY_BUDGET_MB, "chapters": results,
+                  "pytest": run_chapter_tests("ch04")}
+        log(f"pytest -m ch04 in a Binder terminal: exit {report['pytest']['exit']}")
+        REPORT.write_text(json.dumps(report, indent=2))
+        return report
+
+
+def table(report):
+    rows = ["| Chapter | Result | Wall s | Peak MB (kernel tree) |", "|---|---|---|---|"]
+    for r in report["chapters"]:
+        rows.append(f"| {r['chapter']} | {'pass' if r['ok'] else 'FAIL'} | "
+                    f"{r['seconds']:.1f} | {r['peak_mb']:.0f} |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Inside the Binder environment: execute one notebook (called by run_chapter).
+
+def tree_rss_mb(root_pid):
+    """Resident memory of root_pid's descendants (not root_pid itself), in MB."""
+    children, rss = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    total, stack = 0, list(children.get(root_pid, []))
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total / 2**20
+
+
+def execute(path):
+    import threading
+
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    path = Path(path)
+    notebook = nbformat.read(path, as_version=4)
+    peak, stop = [0.0], threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            peak[0] = max(peak[0], tree_rss_mb(os.getpid()))
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    client = NotebookClient(notebook, timeout=10 * SECONDS_BUDGET, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    result = {"chapter": path.stem, "ok": True, "error": None}
+    start = time.perf_counter()
+    watcher.start()
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        result["ok"] = False
+        result["error"] = str(error)[-3000:]
+    except Exception as error:  # kernel died, timeout, ...
+        result["ok"] = False
+        result["error"] = f"{type(error).__name__}: {error}"[-3000:]
+    result["seconds"] = round(time.perf_counter() - start, 2)
+    stop.set()
+    watcher.join()
+    result["peak_mb"] = round(peak[0], 1)
+    print(json.dumps(result))
+
+
+def main(argv):
+    if argv[:1] == ["execute"]:
+        execute(argv[1])
+        return 0
+    if argv[:1] == ["prepare"]:
+        SIM.mkdir(exist_ok=True)
+        with open(SIM / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            prepare()
+        return 0
+    report = run_all(argv or None)
+    print(table(report))
+    failed = [r for r in report["chapters"] if not r["ok"] or r["seconds"] > SECONDS_BUDGET
+              or r["peak_mb"] > MEMORY_BUDGET_MB]
+    for r in failed:
+        print(f"\n{r['chapter']}: {r['error'] or 'over budget'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

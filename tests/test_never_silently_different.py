@@ -441,3 +441,17 @@ def test_matrix_at_batch_differs_only_in_its_graph():
         "CloneBackward0", "TransposeBackward0", "UnsafeViewBackward0"]
     assert [name for name, *_ in ours["graph"]][:2] == [
         "UnsafeViewBackward0", "BmmBackward0"]
+
+
+def test_a_leaf_s_gradient_has_the_leaf_s_memory_layout():
+    # PyTorch's AccumulateGrad "obeys the layout contract": the gradient of
+    # a weight used as weight.t() comes out in the weight's own layout.
+    layouts = []
+    for lib, nn in ((torch, torch.nn), (toygrad, toygrad.nn)):
+        layer = nn.Linear(4, 3)
+        x = lib.tensor(np.linspace(-1, 1, 20, dtype=np.float32).reshape(5, 4))
+        layer(x).sum().backward()
+        weight_grad = layer.weight.grad
+        data = weight_grad.numpy() if lib is torch else weight_grad.data
+        layouts.append((data.flags.c_contiguous, data.flags.f_contiguous))
+    assert layouts[0] == layouts[1] == (True, False)

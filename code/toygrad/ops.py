@@ -32,14 +32,15 @@ def unbroadcast(grad, shape):
     PyTorch's ``sum_to`` records it: one sum (keeping the dims), then a view
     without the leading ones.
     """
-    if grad.shape == shape:
+    have = grad.data.shape
+    if have == shape:
         return grad
     if not shape:
         return SumAll.apply(grad)
-    lead = grad.ndim - len(shape)
+    lead = len(have) - len(shape)
     dims = tuple(range(lead)) + tuple(
-        i for i in range(lead, grad.ndim)
-        if shape[i - lead] == 1 and grad.shape[i] != 1)
+        i for i in range(lead, len(have))
+        if shape[i - lead] == 1 and have[i] != 1)
     if not grad_mode.state.enabled and len(dims) == lead:
         return Sum.apply(grad, dims, False)  # same numbers, one step fewer
     if dims:
@@ -185,7 +186,7 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b, *alpha):
-        ctx.shapes, ctx.alpha = (a.shape, b.shape), alpha
+        ctx.shapes, ctx.alpha = (a.data.shape, b.data.shape), alpha
         x, y = _promote(a, b)
         return Tensor(x + y * alpha[0] if alpha else x + y)
 
@@ -205,7 +206,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b, *alpha):
-        ctx.shapes, ctx.alpha = (a.shape, b.shape), alpha
+        ctx.shapes, ctx.alpha = (a.data.shape, b.data.shape), alpha
         x, y = _promote(a, b)
         return Tensor(x - y * alpha[0] if alpha else x - y)
 
@@ -249,7 +250,7 @@ class Mul(Function):
         need_a, need_b = ctx.needs_input_grad
         # Save only what the needed gradients use: d(ab)/da = b, d(ab)/db = a.
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
-        ctx.shapes = a.shape, b.shape
+        ctx.shapes = a.data.shape, b.data.shape
         x, y = _promote(a, b)
         return Tensor(x * y)
 
@@ -269,7 +270,7 @@ class Div(Function):
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b)
-        ctx.shapes = a.shape, b.shape
+        ctx.shapes = a.data.shape, b.data.shape
         x, y = _promote(a, b, divide=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             return Tensor(x / y)
@@ -849,7 +850,7 @@ class Transpose(Function):
 
 
 def t(x):
-    if x.ndim > 2:
+    if x.data.ndim > 2:
         raise RuntimeError("t() expects a tensor with <= 2 dimensions, but "
                            f"self is {x.ndim}D")
     return T.apply(x)
@@ -862,7 +863,7 @@ class T(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return Tensor(T.take(ctx, a.data))
+        return Tensor(a.data.T)  # T.take, written out: it runs very often
 
     @staticmethod
     def take(ctx, array):
@@ -1229,6 +1230,29 @@ def bmm(a, b):
     return Bmm.apply(a, b)
 
 
+def _column_major(array):
+    """Whether a matrix is stored column by column (a transposed matrix)."""
+    item = array.itemsize
+    return array.strides == (item, item * array.shape[0])
+
+
+def _grad_of_left(grad, right, column_major):
+    """d(left @ right)/d(left): grad @ right.t(), computed as PyTorch's
+    ``mm_mat1_backward`` does, in the layout the left matrix had."""
+    if column_major:
+        return T.apply(Mm.apply(right, T.apply(grad)))
+    return Mm.apply(grad, T.apply(right))
+
+
+def _grad_of_right(grad, left, column_major):
+    """d(left @ right)/d(right): left.t() @ grad, computed as PyTorch's
+    ``mm_mat2_backward`` does, in the layout the right matrix had (for
+    ``x @ weight.t()``, the weight's own layout, so no copy is needed)."""
+    if column_major:
+        return T.apply(Mm.apply(T.apply(grad), left))
+    return Mm.apply(T.apply(left), grad)
+
+
 class Mm(Function):
     node_name = "MmBackward0"
 
@@ -1236,13 +1260,15 @@ class Mm(Function):
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        ctx.column_major = _column_major(a.data), _column_major(b.data)
         return Tensor(a.data @ b.data)
 
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
-        return (None if b is None else Mm.apply(grad, T.apply(b)),
-                None if a is None else Mm.apply(T.apply(a), grad))
+        a_columns, b_columns = ctx.column_major
+        return (None if b is None else _grad_of_left(grad, b, a_columns),
+                None if a is None else _grad_of_right(grad, a, b_columns))
 
 
 class Addmm(Function):
@@ -1254,6 +1280,7 @@ class Addmm(Function):
         need_bias, need_a, need_b = ctx.needs_input_grad
         ctx.bias_shape = bias.shape
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        ctx.column_major = _column_major(a.data), _column_major(b.data)
         out = a.data @ b.data
         out += bias.data
         return Tensor(out)
@@ -1262,9 +1289,10 @@ class Addmm(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
+        a_columns, b_columns = ctx.column_major
         return (unbroadcast(grad, ctx.bias_shape) if need_bias else None,
-                None if b is None else Mm.apply(grad, T.apply(b)),
-                None if a is None else Mm.apply(T.apply(a), grad))
+                None if b is None else _grad_of_left(grad, b, a_columns),
+                None if a is None else _grad_of_right(grad, a, b_columns))
 
 
 class Mv(Function):

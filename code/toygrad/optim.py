@@ -17,8 +17,9 @@ class SGD:
     def step(self):
         # Outside the graph, in place, as PyTorch's optimizers update.
         for p in self.params:
-            if p.grad is not None:
-                np.subtract(p.data, self.lr * p.grad.data, out=p.data)
+            grad = p.grad
+            if grad is not None:
+                np.subtract(p.data, self.lr * grad.data, out=p.data)
                 p._bump_version()
 
     def zero_grad(self):

@@ -274,6 +274,9 @@ class Tensor:
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
         # ("obeys the layout contract"): an optimizer then updates the leaf
         # with its gradient element by element in memory order.
+        layout = self.data.flags
+        if layout.c_contiguous or layout.f_contiguous:
+            return Tensor(grad.data.copy("C" if layout.c_contiguous else "F"))
         private = np.empty_like(self.data)
         np.copyto(private, grad.data)
         return Tensor(private)

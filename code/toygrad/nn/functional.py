@@ -18,12 +18,13 @@ def linear(x, weight, bias=None):
     1-D bias are folded into rows for an ``addmm`` and unfolded after; the
     rest is a ``matmul`` followed by an in-place ``add_`` of the bias.
     """
-    if x.ndim == 0 or weight.ndim == 0:
+    x_ndim = x.data.ndim
+    if x_ndim == 0 or weight.data.ndim == 0:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
             f"{x.ndim}D and {weight.ndim}D")
-    if x.ndim == 2 and bias is not None:
-        return ops.Addmm.apply(bias, x, weight.t())
+    if x_ndim == 2 and bias is not None:
+        return ops.Addmm.apply(bias, x, ops.t(weight))
     fusable = (bias is not None and bias.data.flags.c_contiguous
                and np.squeeze(bias.data).ndim == 1)
     if fusable and x.data.flags.c_contiguous:

@@ -143,8 +143,7 @@ def main():
     binder_sim.SIM.mkdir(exist_ok=True)
     with open(binder_sim.SIM / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (binder_sim.REPO / "notebooks" / "ch04_backward.ipynb").exists():
-            binder_sim.prepare()
+        binder_sim.prepare()  # cached environment; a fresh copy of the repository
         jupyter = binder_sim.VENV / "bin" / "jupyter"
         version = subprocess.run([str(jupyter), "lab", "--version"], capture_output=True,
                                  text=True, env=binder_sim.clean_env()).stdout.strip()

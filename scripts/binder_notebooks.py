@@ -18,8 +18,8 @@ readable outside the website:
   the section (and a link to the other chapter's notebook);
 - the book's MathJax macros (from _config.yml) are defined in the first cell.
 
-Needs only what Binder installs: jupytext (with nbformat and PyYAML) and Sphinx (which
-myst-nb brings).
+Needs only jupytext (with nbformat and PyYAML); Sphinx's literalinclude reader is used
+when installed (myst-nb brings it), else an equivalent one here.
 """
 
 import argparse
@@ -88,15 +88,46 @@ def parse_options(lines):
     return options
 
 
-def read_include(chapter_dir, target, options):
-    """The text Sphinx's literalinclude shows, read with Sphinx's own reader."""
-    from sphinx.directives.code import LiteralIncludeReader
+INCLUDE_OPTIONS = {"pyobject", "start-after", "end-before", "dedent", "language", "linenos"}
 
-    keep = {key: value for key, value in options.items()
-            if key in {"pyobject", "start-after", "end-before", "start-at", "end-at",
-                       "lines", "dedent", "prepend", "append", "encoding"}}
+
+def read_include(chapter_dir, target, options):
+    """The text Sphinx's literalinclude shows: Sphinx's own reader when it is installed
+    (myst-nb brings it), else the same selection done here (tests compare the two)."""
+    try:
+        from sphinx.directives.code import LiteralIncludeReader
+    except ImportError:
+        return read_include_plain(chapter_dir / target, options)
+    keep = {key: value for key, value in options.items() if key in INCLUDE_OPTIONS}
     config = SimpleNamespace(source_encoding="utf-8-sig")
     text, _ = LiteralIncludeReader(str(chapter_dir / target), keep, config).read()
+    return text.rstrip("\n")
+
+
+def read_include_plain(path, options):
+    unknown = set(options) - INCLUDE_OPTIONS
+    if unknown:
+        raise ValueError(f"literalinclude options not supported without Sphinx: {unknown}")
+    lines = path.read_text(encoding="utf-8-sig").splitlines(True)
+    if options.get("pyobject"):
+        tree, node = ast.parse("".join(lines)), None
+        scope = tree
+        for part in options["pyobject"].split("."):
+            node = next(child for child in scope.body
+                        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                              ast.ClassDef)) and child.name == part)
+            scope = node
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        lines = lines[first - 1:node.end_lineno]
+    if options.get("start-after"):
+        index = next(i for i, line in enumerate(lines) if options["start-after"] in line)
+        lines = lines[index + 1:]
+    if options.get("end-before"):
+        index = next(i for i, line in enumerate(lines) if options["end-before"] in line)
+        lines = lines[:index]
+    text = "".join(lines)
+    if "dedent" in options:
+        text = textwrap.dedent(text)
     return text.rstrip("\n")
 
 

@@ -31,6 +31,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -257,6 +258,8 @@ def execute(path):
     except Exception as error:  # kernel died, timeout, ...
         result["ok"] = False
         result["error"] = f"{type(error).__name__}: {error}"[-3000:]
+    if result["error"]:
+        result["error"] = re.sub(r"\x1b\[[0-9;]*m", "", result["error"])
     result["seconds"] = round(time.perf_counter() - start, 2)
     stop.set()
     watcher.join()

@@ -183,6 +183,20 @@ def test_included_code_is_shown_as_code(student_notebooks):
         assert shown == count, relpath
 
 
+def test_plain_include_reader_agrees_with_sphinx():
+    # Without Sphinx (a Binder without myst-nb), the notebooks still show the same code.
+    pattern = re.compile(r"^(`{3,})\{literalinclude\}\s+(\S+)\n(.*?)^\1$", re.M | re.S)
+    checked = 0
+    for relpath, _ in binder_notebooks.toc_chapters(ROOT):
+        chapter = ROOT / relpath
+        for _, target, body in pattern.findall(chapter.read_text()):
+            options = binder_notebooks.parse_options(body.splitlines())
+            assert binder_notebooks.read_include_plain(chapter.parent / target, options) == (
+                binder_notebooks.read_include(chapter.parent, target, options)), (relpath, options)
+            checked += 1
+    assert checked >= 30
+
+
 def test_solutions_are_collapsed_and_not_run(student_notebooks):
     for relpath, _ in binder_notebooks.toc_chapters(ROOT):
         text = (ROOT / relpath).read_text()

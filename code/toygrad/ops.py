@@ -871,7 +871,7 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return T.apply(grad)
+        return _t(grad)
 
 
 class Unsqueeze(Function):
@@ -1236,12 +1236,24 @@ def _column_major(array):
     return array.strides == (item, item * array.shape[0])
 
 
+def _t(matrix):
+    """``matrix.t()`` inside a gradient formula.
+
+    Recorded (as ``TBackward0``) under ``create_graph``; otherwise the
+    transpose is a temporary that only the next product reads, so it is
+    taken directly, without the bookkeeping of a view.
+    """
+    if grad_mode.state.enabled:
+        return T.apply(matrix)
+    return Tensor(matrix.data.T)
+
+
 def _grad_of_left(grad, right, column_major):
     """d(left @ right)/d(left): grad @ right.t(), computed as PyTorch's
     ``mm_mat1_backward`` does, in the layout the left matrix had."""
     if column_major:
-        return T.apply(Mm.apply(right, T.apply(grad)))
-    return Mm.apply(grad, T.apply(right))
+        return _t(Mm.apply(right, _t(grad)))
+    return Mm.apply(grad, _t(right))
 
 
 def _grad_of_right(grad, left, column_major):
@@ -1249,8 +1261,8 @@ def _grad_of_right(grad, left, column_major):
     ``mm_mat2_backward`` does, in the layout the right matrix had (for
     ``x @ weight.t()``, the weight's own layout, so no copy is needed)."""
     if column_major:
-        return T.apply(Mm.apply(T.apply(grad), left))
-    return Mm.apply(T.apply(left), grad)
+        return _t(Mm.apply(_t(grad), left))
+    return Mm.apply(_t(left), grad)
 
 
 class Mm(Function):

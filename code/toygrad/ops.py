@@ -458,7 +458,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor(np.maximum(a.data, np.zeros((), a.dtype)))
+        out = Tensor(np.maximum(a.data, 0))  # 0 takes a's dtype
         ctx.save_for_backward(out)
         return out
 

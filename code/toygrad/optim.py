@@ -20,7 +20,7 @@ class SGD:
             grad = p.grad
             if grad is not None:
                 np.subtract(p.data, self.lr * grad.data, out=p.data)
-                p._bump_version()
+                p._bump_version()  # as any in-place change
 
     def zero_grad(self):
         for p in self.params:

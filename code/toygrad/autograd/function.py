@@ -45,7 +45,7 @@ class SavedTensor:
 
     def __init__(self, tensor, node):
         self.version = tensor._version
-        if tensor.grad_fn is node:
+        if tensor._grad_fn is node:  # an output of this very node
             self.tensor = tensor._alias()
             self.output_nr = tensor.output_nr
         else:
@@ -263,15 +263,16 @@ def _record(ctx, inputs, outputs):
             input_meta.append(None)
     ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
     ctx.sequence_nr = next_sequence_nr()
-    if (type(outputs) is Tensor and not ctx.to_save and not ctx._dirty
-            and not ctx._non_differentiable):
-        # The common case, quickly: one new output, nothing saved.
+    if type(outputs) is Tensor and not ctx._dirty and not (
+            ctx._non_differentiable):
+        # The common case, quickly: one output, an ordinary one.
         for x in inputs:
             if x is outputs:  # an input returned as it is: a new tensor
                 outputs = outputs._alias()
         outputs._grad_fn, outputs.output_nr = ctx, 0
         ctx.num_outputs = 1
         ctx._output_meta = [(outputs.data.shape, outputs.data.dtype)]
+        _save(ctx)
         return outputs
     single = type(outputs) is not tuple
     outputs = [outputs] if single else list(outputs)
@@ -293,11 +294,17 @@ def _record(ctx, inputs, outputs):
                 "toygrad does not support mark_dirty on a view")
         out._grad_fn = ctx
         out.output_nr = output_nr
+    _save(ctx)
+    return outputs[0] if single else tuple(outputs)
+
+
+def _save(ctx):
+    """Keep what forward gave ``save_for_backward``, now that the outputs
+    point to ``ctx`` (a saved output is recognised as one)."""
     if ctx.to_save:
         ctx._saved = tuple([None if t is None else SavedTensor(t, ctx)
                             for t in ctx.to_save])
         del ctx.to_save
-    return outputs[0] if single else tuple(outputs)
 
 
 def _check_dirty(ctx, inputs, enabled):

@@ -259,6 +259,21 @@ RELEASED = {
 }
 
 
+def test_relu_passes_gradients_where_pytorch_does():
+    # threshold_backward is where(out <= 0, 0, grad): a nan input passes
+    # its gradient on, and an infinite gradient at an inactive unit is 0.
+    inputs = np.array([np.nan, -1.0, 2.0, 0.0, -3.0])
+    upstream = np.array([1.0, np.inf, np.nan, 5.0, np.nan])
+    grads = []
+    for lib in (torch, toygrad):
+        x = lib.tensor(inputs, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # and no NumPy warning leaks
+            x.relu().backward(lib.tensor(upstream))
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
 @pytest.mark.parametrize("name", RELEASED)
 def test_a_second_backward_raises_as_in_pytorch(name):
     messages = []

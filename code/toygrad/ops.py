@@ -469,20 +469,23 @@ class Relu(Function):
 
 
 class ThresholdBackward(Function):
-    """The gradient of relu: ``grad`` where the output is positive, else 0.
+    """The gradient of relu: 0 where the output is <= 0, else ``grad``.
 
-    An operation of its own, as in PyTorch (``threshold_backward``), so that
-    it too can be differentiated: it is linear in ``grad``.
+    An operation of its own, as in PyTorch (``threshold_backward``, which
+    is ``where(out <= 0, 0, grad)``: a nan output passes ``grad`` on), so
+    that it too can be differentiated: it is linear in ``grad``.
     """
     node_name = "ThresholdBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(out)
-        mask = out.data > 0
-        result = grad.data * mask
-        if result.size and np.isnan(result.min()):  # inf * 0: nan, not 0
-            result = np.where(mask, grad.data, np.zeros((), grad.dtype))
+        # relu's output is >= 0 or nan, so "not out <= 0" is "out != 0".
+        passes = np.not_equal(out.data, 0)
+        with np.errstate(invalid="ignore"):
+            result = grad.data * passes  # fast, and right unless grad holds
+        if result.size and np.isnan(result.min()):  # inf or nan: inf * 0
+            result = np.where(passes, grad.data, np.zeros((), grad.dtype))
         return Tensor(result)
 
     @staticmethod

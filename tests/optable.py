@@ -658,10 +658,33 @@ def custom_functions(lib):
         def backward(ctx, grad):
             return grad * 2
 
+    class OnceSquare(lib.autograd.Function):
+        """x ** 2 whose backward cannot be differentiated again."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+
     _FUNCTIONS[lib.name] = types.SimpleNamespace(
         Cube=Cube, WrongCube=WrongCube, ScaleAndCount=ScaleAndCount,
-        DoubleInPlace=DoubleInPlace)
+        DoubleInPlace=DoubleInPlace, OnceSquare=OnceSquare)
     return _FUNCTIONS[lib.name]
+
+
+def _once_differentiable(lib, x, upstream):
+    y = custom_functions(lib).OnceSquare.apply(x)
+    # "plain": the gradient reaching backward needs none itself;
+    # "y * y": it does, so differentiating x.grad again must fail.
+    out = (y * y).sum() if upstream == "y * y" else y.sum()
+    out.backward(create_graph=True)
+    return x.grad
 
 
 def _gradcheck(lib, x, function):
@@ -1384,6 +1407,11 @@ ENTRIES = [
                          "on a leaf", "on a non-leaf", "on a view of a non-leaf",
                          "on an input saved for backward")]),
             ("ctx.mark_dirty",), IN_PLACE_CHECKS),
+    OpEntry("@once_differentiable backward, then backward(create_graph)",
+            _once_differentiable,
+            fixed(*[(f"f64 3, {upstream}", lambda rng, u=upstream: (
+                leaf(rng, (3,)), u)) for upstream in ("plain", "y * y")]),
+            ("autograd.function.once_differentiable",)),
     OpEntry("autograd.gradcheck(f, inputs)", _gradcheck,
             fixed(("f64 3, right backward", lambda rng: (leaf(rng, (3,)),
                                                          "Cube")),

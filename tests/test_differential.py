@@ -106,6 +106,7 @@ def public_api():
     api |= {f"autograd.{name}" for name in toygrad.autograd.__all__}
     api |= {f"autograd.Function.{name}"
             for name in ("apply", "forward", "backward")}
+    api |= {"autograd.function.once_differentiable"}
     # What a Function's ctx offers, less what only the engine calls.
     api |= {f"ctx.{name}" for name in vars(BackwardFunction)
             if not name.startswith("_")} - {

@@ -31,7 +31,7 @@ def _short_name(node):
     return name.rsplit("Backward", 1)[0]
 
 
-_CPP_NODES = {"CopySlices", "CopyBackwards", "AccumulateGrad"}
+_CPP_NODES = {"CopySlices", "CopyBackwards", "AccumulateGrad", "Error"}
 
 
 class SavedTensor:
@@ -318,13 +318,21 @@ def _check_dirty(ctx, inputs, enabled):
 
 
 class DelayedError(Node):
-    """A node whose backward raises: see ``once_differentiable``."""
+    """A node whose backward raises: see ``once_differentiable``.
 
-    __slots__ = ("next_functions", "message")
+    PyTorch's C++ node ``Error``; its edges lead to stand-in leaves, one per
+    output, so that the outputs require grad without any real history.
+    """
+
+    __slots__ = ("next_functions", "message", "num_outputs")
 
     def __init__(self, message, edges):
         super().__init__()
         self.message, self.next_functions = message, tuple(edges)
+        self.num_outputs = len(edges)
+
+    def name(self):
+        return "Error"
 
     def apply(self, *grads):
         raise RuntimeError(self.message)
@@ -333,8 +341,9 @@ class DelayedError(Node):
 def once_differentiable(backward):
     """Decorate a ``backward`` that cannot itself be differentiated.
 
-    It runs with grad mode off. Under ``create_graph``, its results get a
-    ``DelayedError`` node, so that differentiating them again raises, as in
+    It runs with grad mode off. Under ``create_graph``, when a gradient it
+    receives requires grad, its results are routed through an ``Error``
+    node, so that differentiating them again raises, as with
     ``torch.autograd.function.once_differentiable``.
     """
     @functools.wraps(backward)
@@ -345,15 +354,19 @@ def once_differentiable(backward):
                 isinstance(g, Tensor) and g.requires_grad for g in grads):
             return results
         single = type(results) is not tuple
+        results = (results,) if single else results
+        stand_ins = [None if r is None else r.detach().requires_grad_()
+                     for r in results]
         node = DelayedError(
-            "trying to differentiate twice a function that was marked with "
-            "@once_differentiable",
-            [g._gradient_edge() for g in grads if isinstance(g, Tensor)])
+            "trying to differentiate twice a function that was marked "
+            "with @once_differentiable",
+            [(None, 0) if r is None else r._gradient_edge()
+             for r in stand_ins])
         wrapped = []
-        for result in ((results,) if single else results):
-            if isinstance(result, Tensor):
+        for output_nr, result in enumerate(results):
+            if result is not None:
                 result = result._alias()
-                result.grad_fn = node
+                result.grad_fn, result.output_nr = node, output_nr
             wrapped.append(result)
         return wrapped[0] if single else tuple(wrapped)
     return wrapper

@@ -189,7 +189,7 @@ class Tensor:
                     "grad_dtype with caution. Diverging the dtypes of a "
                     "tensor and its gradient may break downstream systems "
                     "that assume they match.")
-            if grad.shape != self.shape:
+            if grad.data.shape != self.data.shape:
                 raise RuntimeError(
                     "attempting to assign a gradient of size "
                     f"'{list(grad.shape)}' to a tensor of size "
@@ -274,11 +274,10 @@ class Tensor:
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
         # ("obeys the layout contract"): an optimizer then updates the leaf
         # with its gradient element by element in memory order.
-        layout = self.data.flags
-        if layout.c_contiguous or layout.f_contiguous:
-            return Tensor(grad.data.copy("C" if layout.c_contiguous else "F"))
-        private = np.empty_like(self.data)
-        np.copyto(private, grad.data)
+        private = grad.data.copy(order="K")
+        if private.strides != self.data.strides:  # another layout: redo
+            private = np.empty_like(self.data)
+            np.copyto(private, grad.data)
         return Tensor(private)
 
     def _add_grad(self, grad):

@@ -153,3 +153,23 @@ def canonical_dims(dims, ndim):
                 f"dim {dim} appears multiple times in the list of dims")
         seen.add(dim)
     return dims
+
+
+# How PyTorch's messages name the four dtypes.
+_NAMES = {BOOL: ("Bool", "bool"), INT64: ("Long", "long int"),
+          FLOAT32: ("Float", "float"), FLOAT64: ("Double", "double")}
+
+
+def torch_name(dtype):
+    """PyTorch's scalar-type name: float32 is 'Float'."""
+    return _NAMES[np.dtype(dtype)][0]
+
+
+def c_name(dtype):
+    """PyTorch's C type name: float64 is 'double'."""
+    return _NAMES[np.dtype(dtype)][1]
+
+
+def tensor_type(dtype):
+    """PyTorch's legacy tensor-type name: float32 is 'torch.FloatTensor'."""
+    return f"torch.{torch_name(dtype)}Tensor"

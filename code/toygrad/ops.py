@@ -15,8 +15,8 @@ import numpy as np
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
 from toygrad.dtypes import (
-    DEFAULT_FLOAT, canonical_dim, canonical_dims, check_dtype, result_type,
-    true_divide_type)
+    DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
+    result_type, tensor_type, torch_name, true_divide_type)
 from toygrad.tensor import MaxResult, Tensor
 
 __all__ = ["canonical_dim", "canonical_dims", "check_dtype"]  # re-exported
@@ -506,8 +506,7 @@ def reduce(all_function, dim_function, x, dim, keepdim):
     if all_function is MeanAll and x.data.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either "
-            "a floating point or complex dtype. Got: "
-            + {"int64": "Long", "bool": "Bool"}[str(x.dtype)])
+            "a floating point or complex dtype. Got: " + torch_name(x.dtype))
     if dim is None and not keepdim:
         return all_function.apply(x)
     dims = canonical_dims(dim, x.ndim)
@@ -548,11 +547,8 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        data = a.data
-        return Tensor(data.sum(axis=dims if data.ndim else None,
-                               keepdims=keepdim,
-                               dtype=data.dtype if data.dtype.kind == "f"
-                               else np.int64))
+        return Tensor(a.data.sum(axis=dims if a.data.ndim else None,
+                                 keepdims=keepdim, dtype=_sum_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -951,8 +947,9 @@ def expanded_shape(x, shape):
     shape = tuple(int(size) for size in shape)
     if len(shape) < x.ndim:
         raise RuntimeError(
-            f"expand({_tensor_type(x)}{{{list(x.shape)}}}, size={list(shape)}"
-            f"): the number of sizes provided ({len(shape)}) must be greater "
+            f"expand({tensor_type(x.dtype)}{{{list(x.shape)}}}, "
+            f"size={list(shape)}): the number of sizes provided "
+            f"({len(shape)}) must be greater "
             f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(shape) - x.ndim
     final = list(shape)
@@ -974,11 +971,6 @@ def expanded_shape(x, shape):
                 f"{list(x.shape)}")
     return tuple(final)
 
-
-def _tensor_type(x):
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-            "int64": "torch.LongTensor",
-            "bool": "torch.BoolTensor"}[str(x.dtype)]
 
 
 class Expand(Function):
@@ -1177,15 +1169,12 @@ class Stack(Function):
 
 # Matrix products. ``matmul`` picks one as ``torch.matmul`` does.
 
-_C_NAME = {"float32": "float", "float64": "double", "int64": "long int",
-           "bool": "bool"}
-
 
 def _same_dtype(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{_C_NAME[str(a.dtype)]} != {_C_NAME[str(b.dtype)]}")
+            f"{c_name(a.dtype)} != {c_name(b.dtype)}")
 
 
 def mm(a, b):
@@ -1210,7 +1199,7 @@ def mv(a, v):
             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
             f"{a.shape[1]}), vec ({v.shape[0]})")
     if a.dtype != v.dtype:
-        names = [_TORCH_NAME[str(t.dtype)] for t in (v, a, v)]
+        names = [torch_name(t.dtype) for t in (v, a, v)]
         raise RuntimeError("addmv input tensors must have the same dtype, "
                            f"but got {names[0]}, {names[1]}, and {names[2]}")
     return Mv.apply(a, v)
@@ -1228,8 +1217,8 @@ def bmm(a, b):
             f"{b.shape[1]}].")
     if a.dtype != b.dtype:
         raise RuntimeError(
-            f"expected scalar type {_TORCH_NAME[str(a.dtype)]} but found "
-            f"{_TORCH_NAME[str(b.dtype)]}")
+            f"expected scalar type {torch_name(a.dtype)} but found "
+            f"{torch_name(b.dtype)}")
     return Bmm.apply(a, b)
 
 
@@ -1376,8 +1365,8 @@ def matmul(a, b):
         if a.dtype != b.dtype:
             raise RuntimeError(
                 "dot : expected both vectors to have same dtype, but found "
-                f"{_TORCH_NAME[str(a.dtype)]} and "
-                f"{_TORCH_NAME[str(b.dtype)]}")
+                f"{torch_name(a.dtype)} and "
+                f"{torch_name(b.dtype)}")
         return Dot.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
         return mv(a, b)
@@ -1413,8 +1402,6 @@ def matmul(a, b):
     return out
 
 
-_TORCH_NAME = {"float32": "Float", "float64": "Double", "int64": "Long",
-               "bool": "Bool"}
 
 
 # Neural-network functions (see toygrad.nn.functional).

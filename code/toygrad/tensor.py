@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from toygrad import dtypes
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import run_backward
 from toygrad.autograd.graph import grad_accumulator
@@ -181,9 +182,10 @@ class Tensor:
                     and grad.dtype != self.dtype:
                 raise RuntimeError(
                     "attempting to assign a gradient with dtype "
-                    f"'{_c_name(grad.dtype)}' to a tensor with grad_dtype "
-                    f"'{_torch_name(self.dtype)}'. The gradient must match "
-                    "the tensor's grad_dtype (defaults to the tensor's "
+                    f"'{dtypes.c_name(grad.dtype)}' to a tensor with "
+                    f"grad_dtype '{dtypes.torch_name(self.dtype)}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults "
+                    "to the tensor's "
                     "dtype). You can set the tensor's grad_dtype attribute "
                     "with a specific dtype, or None to allow any dtype. Set "
                     "grad_dtype with caution. Diverging the dtypes of a "
@@ -607,7 +609,7 @@ def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
     shape = _new_shape(shape)
     if np.dtype(dtype).kind != "f":
         raise NotImplementedError('"normal_kernel_cpu" not implemented for '
-                                  f"'{_torch_name(np.dtype(dtype))}'")
+                                  f"'{dtypes.torch_name(dtype)}'")
     rng = generator if generator is not None else np.random.default_rng()
     return tensor(rng.standard_normal(shape).astype(dtype), requires_grad)
 
@@ -655,17 +657,6 @@ def _refuse(where, unsupported):
             f"toygrad's {where} does not support the argument(s) "
             f"{', '.join(sorted(unsupported))}")
 
-
-def _torch_name(dtype):
-    """PyTorch's scalar-type name of a NumPy dtype: float32 is 'Float'."""
-    return {"float32": "Float", "float64": "Double", "int64": "Long",
-            "bool": "Bool"}.get(str(dtype), str(dtype))
-
-
-def _c_name(dtype):
-    """PyTorch's C name of a NumPy dtype: float64 is 'double'."""
-    return {"float32": "float", "float64": "double", "int64": "long int",
-            "bool": "bool"}.get(str(dtype), str(dtype))
 
 
 float32, float64, int64 = np.float32, np.float64, np.int64

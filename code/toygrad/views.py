@@ -21,7 +21,7 @@ import numpy as np
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function, _short_name
 from toygrad.autograd.graph import Node
-from toygrad.dtypes import result_type, true_divide_type
+from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
 
 _NO_GRAD_VIEW = (
@@ -266,9 +266,9 @@ def inplace(target, function, *args):
                      else result_type)(target, other)
             if np.can_cast(dtype, target.dtype, "same_kind") is False:
                 raise RuntimeError(
-                    f"result type {ops._TORCH_NAME[str(dtype)]} can't be "
+                    f"result type {torch_name(dtype)} can't be "
                     "cast to the desired output type "
-                    f"{ops._TORCH_NAME[str(target.dtype)]}")
+                    f"{torch_name(target.dtype)}")
             args = (ops._wrap(other, dtype),) + args[1:]
         shape = ops.broadcast_shape(target.shape, args[0].shape)
         if shape != target.shape:

@@ -11,6 +11,7 @@ received *is* the graph node, an instance of the class ``FooBackward`` made for
 import functools
 
 from toygrad.autograd import grad_mode
+from toygrad.dtypes import tensor_type
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
 from toygrad.tensor import Tensor
 
@@ -18,8 +19,7 @@ _RELEASED = object()  # what a node's saved tensors become after backward
 
 
 def _type_and_shape(tensor):
-    kind = {"float32": "Float", "float64": "Double"}.get(str(tensor.dtype), "")
-    return f"[torch.{kind}Tensor {list(tensor.shape)}]"
+    return f"[{tensor_type(tensor.dtype)} {list(tensor.shape)}]"
 
 
 def _short_name(node):

@@ -3,7 +3,8 @@
 import numpy as np
 
 from toygrad import ops
-from toygrad.tensor import _refuse as _refuse_arguments, _torch_name
+from toygrad.dtypes import torch_name
+from toygrad.tensor import _refuse as _refuse_arguments
 
 
 def relu(x):
@@ -55,7 +56,7 @@ def nll_loss(log_probs, target, **unsupported):
             "(N,) only, with the mean reduction")
     if target.data.dtype != np.int64:
         raise RuntimeError("expected target dtype to be Long or Byte, but "
-                           f"got {_torch_name(target.dtype)}")
+                           f"got {torch_name(target.dtype)}")
     if len(target.data) != len(log_probs.data):
         raise ValueError(f"Expected input batch_size ({len(log_probs.data)})"
                          f" to match target batch_size ({len(target.data)}).")

@@ -678,6 +678,13 @@ def custom_functions(lib):
     return _FUNCTIONS[lib.name]
 
 
+def _create_graph_through_copy_slices(lib, x):
+    h = x * 2
+    h[0] *= 3  # an in-place change through a view: CopySlices
+    h.sum().backward(create_graph=True)
+    return x.grad
+
+
 def _once_differentiable(lib, x, upstream):
     y = custom_functions(lib).OnceSquare.apply(x)
     # "plain": the gradient reaching backward needs none itself;
@@ -1412,6 +1419,10 @@ ENTRIES = [
             fixed(*[(f"f64 3, {upstream}", lambda rng, u=upstream: (
                 leaf(rng, (3,)), u)) for upstream in ("plain", "y * y")]),
             ("autograd.function.once_differentiable",)),
+    OpEntry("backward(create_graph=True) through an in-place change of a view",
+            _create_graph_through_copy_slices,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("Tensor.backward",)),
     OpEntry("autograd.gradcheck(f, inputs)", _gradcheck,
             fixed(("f64 3, right backward", lambda rng: (leaf(rng, (3,)),
                                                          "Cube")),
@@ -1617,6 +1628,8 @@ UNSUPPORTED = {
     "F.cross_entropy(..., label_smoothing=0.1): 4x3, target 4":
         (NotImplementedError, "label_smoothing"),
     "optim.SGD(params, lr, momentum=0.9): weight 2x3": (NotImplementedError, "momentum"),
+    "backward(create_graph=True) through an in-place change of a view: f64 3":
+        (NotImplementedError, "create_graph through"),
     "autograd.Function that changes its input (mark_dirty): on a view of a "
     "non-leaf, f64 2x3": (NotImplementedError, "mark_dirty on a view"),
 }

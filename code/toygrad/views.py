@@ -110,7 +110,17 @@ class AsStridedBackward0(Node):
         self.positions, self.base_shape = positions, base.shape
 
     def apply(self, grad):
+        _no_create_graph(self)
         return [Scatter.apply(grad, self.positions, self.base_shape)]
+
+
+def _no_create_graph(node):
+    """PyTorch records these backwards with operations toygrad does not
+    reproduce node for node, so it refuses rather than show another graph."""
+    if grad_mode.state.enabled:
+        raise NotImplementedError(
+            f"toygrad does not support create_graph through {node.name()} "
+            "(a view whose numbers were changed in place)")
 
 
 class Scatter(Function):
@@ -163,6 +173,7 @@ class CopySlices(Node):
         self.fn, self.positions = fn, positions
 
     def apply(self, grad):
+        _no_create_graph(self)
         grad_view = Gather.apply(grad, self.positions)
         grads = self.fn.apply(grad_view)
         return [Overwrite.apply(grad, grads[0], self.positions)] + grads[1:]

@@ -42,7 +42,8 @@ def unbroadcast(grad, shape):
         i for i in range(lead, len(have))
         if shape[i - lead] == 1 and have[i] != 1)
     if not grad_mode.state.enabled and len(dims) == lead:
-        return Sum.apply(grad, dims, False)  # same numbers, one step fewer
+        # Not recorded, and the same numbers in one step: the sum alone.
+        return Tensor(_sum(grad.data, dims, False))
     if dims:
         grad = Sum.apply(grad, dims, True)
     return View.apply(grad, shape) if lead else grad
@@ -465,7 +466,20 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if not grad_mode.state.enabled:  # not recorded: the numbers alone
+            return Tensor(_threshold_backward(grad.data, out.data))
         return ThresholdBackward.apply(grad, out)
+
+
+def _threshold_backward(grad, out):
+    """``where(out <= 0, 0, grad)`` for relu's output ``out``."""
+    # relu's output is >= 0 or nan, so "not out <= 0" is "out != 0".
+    passes = np.not_equal(out, 0)
+    with np.errstate(invalid="ignore"):
+        result = grad * passes  # fast, and right unless grad holds
+    if result.size and np.isnan(result.min()):  # inf or nan: inf * 0
+        result = np.where(passes, grad, np.zeros((), grad.dtype))
+    return result
 
 
 class ThresholdBackward(Function):
@@ -480,13 +494,7 @@ class ThresholdBackward(Function):
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(out)
-        # relu's output is >= 0 or nan, so "not out <= 0" is "out != 0".
-        passes = np.not_equal(out.data, 0)
-        with np.errstate(invalid="ignore"):
-            result = grad.data * passes  # fast, and right unless grad holds
-        if result.size and np.isnan(result.min()):  # inf or nan: inf * 0
-            result = np.where(passes, grad.data, np.zeros((), grad.dtype))
-        return Tensor(result)
+        return Tensor(_threshold_backward(grad.data, out.data))
 
     @staticmethod
     def backward(ctx, grad_grad):
@@ -513,9 +521,14 @@ def reduce(all_function, dim_function, x, dim, keepdim):
     return dim_function.apply(x, dims or tuple(range(x.ndim)), keepdim)
 
 
-def _sum_dtype(a):
-    # Integers and bools are summed in int64, as in PyTorch.
-    return a.data.dtype if a.data.dtype.kind == "f" else np.int64
+def _sum(array, dims, keepdim):
+    """``array`` summed over ``dims`` (all of them: None).
+
+    Integers and bools are summed in int64, as in PyTorch.
+    """
+    dtype = array.dtype if array.dtype.kind == "f" else np.int64
+    return array.sum(axis=dims if array.ndim else None, keepdims=keepdim,
+                     dtype=dtype)
 
 
 def _expand_back(grad, shape, dims, keepdim):
@@ -534,7 +547,7 @@ class SumAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return Tensor(a.data.sum(dtype=_sum_dtype(a)))
+        return Tensor(_sum(a.data, None, False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -547,8 +560,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return Tensor(a.data.sum(axis=dims if a.data.ndim else None,
-                                 keepdims=keepdim, dtype=_sum_dtype(a)))
+        return Tensor(_sum(a.data, dims, keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1243,6 +1255,10 @@ def _t(matrix):
 def _grad_of_left(grad, right, column_major):
     """d(left @ right)/d(left): grad @ right.t(), computed as PyTorch's
     ``mm_mat1_backward`` does, in the layout the left matrix had."""
+    if not grad_mode.state.enabled:  # not recorded: the product alone
+        if column_major:
+            return Tensor((right.data @ grad.data.T).T)
+        return Tensor(grad.data @ right.data.T)
     if column_major:
         return _t(Mm.apply(right, _t(grad)))
     return Mm.apply(grad, _t(right))
@@ -1252,6 +1268,10 @@ def _grad_of_right(grad, left, column_major):
     """d(left @ right)/d(right): left.t() @ grad, computed as PyTorch's
     ``mm_mat2_backward`` does, in the layout the right matrix had (for
     ``x @ weight.t()``, the weight's own layout, so no copy is needed)."""
+    if not grad_mode.state.enabled:  # not recorded: the product alone
+        if column_major:
+            return Tensor((grad.data.T @ left.data).T)
+        return Tensor(left.data.T @ grad.data)
     if column_major:
         return _t(Mm.apply(_t(grad), left))
     return Mm.apply(_t(left), grad)
@@ -1425,7 +1445,15 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if not grad_mode.state.enabled:  # not recorded: the numbers alone
+            return Tensor(_log_softmax_backward(grad.data, out.data,
+                                                ctx.dim)), None
         return LogSoftmaxBackwardData.apply(grad, out, ctx.dim), None
+
+
+def _log_softmax_backward(grad, out, dim):
+    """``grad - exp(out) * grad.sum(dim)`` for log_softmax's output ``out``."""
+    return grad - np.exp(out) * grad.sum(axis=dim, keepdims=True)
 
 
 class LogSoftmaxBackwardData(Function):
@@ -1440,8 +1468,7 @@ class LogSoftmaxBackwardData(Function):
     def forward(ctx, grad, out, dim):
         ctx.save_for_backward(grad, out)
         ctx.dim = dim
-        g = grad.data
-        return Tensor(g - np.exp(out.data) * g.sum(axis=dim, keepdims=True))
+        return Tensor(_log_softmax_backward(grad.data, out.data, dim))
 
     @staticmethod
     def backward(ctx, grad_grad):

@@ -7,6 +7,7 @@ signatures and node names. Every operation is a ``Function`` (see
 """
 
 import warnings
+from sys import getrefcount
 
 import numpy as np
 
@@ -42,6 +43,12 @@ _CREATE_GRAPH_CYCLE = (
     "you have to use this function, make sure to reset the .grad fields of "
     "your parameters to None after use to break the cycle and avoid the "
     "leak.")
+
+
+# References to a gradient that only the engine holds, as counted inside
+# Tensor._can_steal: the engine's tuple of a node's incoming gradients,
+# AccumulateGrad.apply's argument, _new_grad's, _can_steal's, getrefcount's.
+_REFS_TO_A_FREE_GRADIENT = 5
 
 
 def _size(shape):
@@ -268,11 +275,14 @@ class Tensor:
     def _new_grad(self, grad):
         """What AccumulateGrad stores as this leaf's first gradient.
 
-        Outside ``create_graph`` a private copy, since the same gradient
-        tensor may also be on its way to other leaves.
+        As PyTorch's AccumulateGrad does: the gradient itself ("stolen") when
+        nothing else can see it, else a private copy, since the same
+        gradient tensor may also be on its way to other leaves.
         """
         if grad_mode.state.enabled:  # create_graph: the copy is recorded
             return Tensor(np.empty_like(grad.data)).copy_(grad)
+        if self._can_steal(grad):
+            return grad
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
         # ("obeys the layout contract"): an optimizer then updates the leaf
         # with its gradient element by element in memory order.
@@ -281,6 +291,32 @@ class Tensor:
             private = np.empty_like(self.data)
             np.copyto(private, grad.data)
         return Tensor(private)
+
+    def _can_steal(self, grad):
+        """Whether ``grad`` may become this leaf's ``.grad`` as it is.
+
+        PyTorch's conditions (``accumulate_grad.h``): no other reference to
+        the gradient, and the leaf's memory layout. Here the references are
+        Python's: the engine's, AccumulateGrad's and ours to the tensor, and
+        none but the tensor's to its array (nor to the array a transposed
+        gradient is a view of). Whatever else holds them, the stepper, a
+        second edge, a saved tensor or the caller, keeps the copy.
+        """
+        data = grad.data
+        if (getrefcount(grad) > _REFS_TO_A_FREE_GRADIENT
+                or grad._grad_fn is not None or grad._requires_grad
+                or grad._base is not None or grad._version_counter is not None
+                or getrefcount(data) > 3  # grad.data, data, the argument
+                or data.shape != self.data.shape
+                or data.strides != self.data.strides
+                or data.dtype != self.data.dtype
+                or not data.flags.writeable):
+            return False
+        base = data.base
+        return base is None or (
+            type(base) is np.ndarray and base.base is None
+            and base.size == data.size
+            and getrefcount(base) <= 3)  # data.base, base, the argument
 
     def _add_grad(self, grad):
         """What AccumulateGrad stores when ``.grad`` holds a gradient already.

@@ -71,6 +71,9 @@ def execute(root, grad, retain_graph=False, input_nr=0):
                     push(waiting, (-next_node.sequence_nr, next_node))
                 slots[input_nr] = (
                     g if slots[input_nr] is None else slots[input_nr] + g)
+        # Hold no gradient past this point: one that only ``received`` holds
+        # can become a leaf's .grad without a copy (see Tensor._new_grad).
+        g = grads_out = None
 
 
 def run_backward(root, grad, retain_graph=False, input_nr=0):

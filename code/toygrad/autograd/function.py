@@ -44,7 +44,8 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "output_nr")
 
     def __init__(self, tensor, node):
-        self.version = tensor._version
+        counter = tensor._version_counter  # tensor._version, inlined: hot
+        self.version = counter[0] if counter else 0
         if tensor._grad_fn is node:  # an output of this very node
             self.tensor = tensor._alias()
             self.output_nr = tensor.output_nr
@@ -54,7 +55,8 @@ class SavedTensor:
 
     def unpack(self, node):
         tensor = self.tensor
-        if tensor._version != self.version:
+        counter = tensor._version_counter  # tensor._version, inlined: hot
+        if (counter[0] if counter else 0) != self.version:
             if self.output_nr is not None:
                 origin = (f", which is output {self.output_nr} of "
                           f"{_short_name(node)},")

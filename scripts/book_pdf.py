@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""The whole book as two PDFs, printed from the built website by headless Chromium.
+
+    .venv/bin/python scripts/book_pdf.py [--force]      (make pdf, after make book)
+
+Writes, from ``_build/html`` (no LaTeX, no network):
+
+- ``_build/pdf/book-instructor.pdf``: every page of ``_toc.yml`` in order, every exercise's
+  solution printed open;
+- ``_build/pdf/book-student.pdf``: the same pages with every solution removed (the exercises
+  stay).
+
+Each page is served on 127.0.0.1 (as tests/test_site.py does), opened in Debian's Chromium,
+left to finish MathJax, forced into light mode, prepared for paper (the theme's header,
+sidebars and buttons hidden, dropdowns and the backward stepper's frames all shown, code
+wrapped instead of cut off), printed with Chromium's ``Page.printToPDF`` and merged with pypdf
+into one file with a bookmark per page. The PDFs are rebuilt only when the site or this script
+is newer than them (or with ``--force``).
+"""
+
+import argparse
+import base64
+import contextlib
+import functools
+import html
+import http.server
+import io
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+import yaml
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+OUT = ROOT / "_build" / "pdf"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# The site check's flags: without the background-networking ones Chromium tries to reach
+# Google's hosts, which this machine's closed network refuses.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,900",
+]
+# The instructor edition prints every solution open; the student edition has none.
+EDITIONS = ("instructor", "student")
+
+# A4, in inches (what printToPDF measures in); the bottom margin leaves room for the footer.
+# Scaled to 80%: the website's 16 px text would print as large as 12 pt.
+PAPER = {"paperWidth": 8.27, "paperHeight": 11.69, "scale": 0.8,
+         "marginTop": 0.6, "marginBottom": 0.75, "marginLeft": 0.6, "marginRight": 0.6}
+FOOTER = """<div style="font-size:8px;color:#555;width:100%;margin:0 0.6in;
+display:flex;justify-content:space-between;font-family:sans-serif">
+<span>{title}</span><span>{edition} \u00b7 <span class="pageNumber"></span> /
+<span class="totalPages"></span></span></div>"""
+
+# Paper only: the theme's own print rules already hide its header, sidebars and prev/next
+# footer (d-print-none); these hide what they miss and undo what the screen needs.
+PRINT_CSS = """
+@media print {
+  .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article,
+  .header-article-items, .article-header-buttons, .prev-next-footer, .bd-footer,
+  .bd-footer-content, .bd-footer-article, #jb-print-docs-body, .skip-link,
+  .dropdown-launch-buttons, .dropdown-download-buttons, button.toggle-button,
+  button.copybtn, details.hide > summary, .toygrad-stepper .stepper-controls,
+  a.headerlink { display: none !important; }
+  /* The theme hides the page's own (numbered) H1 in favour of #jb-print-docs-body's. */
+  .bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
+  .bd-main .bd-content { margin-left: 0 !important; }
+  .bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
+  .bd-article { max-width: none !important; width: auto !important; padding: 0 !important; }
+  /* Code and outputs wrap on paper instead of being cut off at the right margin, and a long
+     block may continue on the next page (Bootstrap keeps each one whole, leaving gaps). */
+  pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important;
+    break-inside: auto !important; orphans: 3; widows: 3; }
+  div.highlight, .cell_output, .output { overflow: visible !important; }
+  img, svg, figure { max-width: 100% !important; }
+  /* The backward stepper: every frame, three to a row, instead of one behind the controls. */
+  .toygrad-stepper { display: flex; flex-wrap: wrap; justify-content: center; gap: 1em; }
+  .toygrad-stepper .stepper-frame { display: block !important; flex: 0 1 30%;
+    break-inside: avoid; text-align: center; }
+  .toygrad-stepper .stepper-frame img { max-height: 330px !important; }
+  .bd-main .bd-content table { break-inside: auto; }
+  tr { break-inside: avoid; }
+  h1, h2, h3, h4, .admonition-title { break-after: avoid; }
+}
+"""
+
+# Run in the page: light mode, the stylesheet above, every dropdown and <details> open. The
+# article's ids get the page's prefix, so that the PDF's named destinations (Chromium makes one
+# for each id a link of the page points to) stay unique once the pages are merged; links
+# within the page follow. Links to other pages stay absolute: merge() points them into the
+# PDF. Returns the page's title: its H1 as the reader sees it ("4. Running backward").
+PREPARE_JS = """
+const [css, prefix] = arguments;
+localStorage.setItem('mode', 'light');
+localStorage.setItem('theme', 'light');
+document.documentElement.dataset.mode = 'light';
+document.documentElement.dataset.theme = 'light';
+const style = document.createElement('style');
+style.textContent = css;
+document.head.appendChild(style);
+document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+document.querySelectorAll('.toggle-button-hidden')
+  .forEach(e => e.classList.remove('toggle-button-hidden'));
+document.querySelectorAll('details').forEach(d => d.open = true);
+const article = document.querySelector('article.bd-article');
+article.querySelectorAll('[id]').forEach(e => e.id = prefix + e.id);
+document.querySelectorAll('a[href]').forEach(a => {
+  const url = new URL(a.getAttribute('href'), location.href);
+  if (url.origin === location.origin && url.pathname === location.pathname && url.hash) {
+    a.setAttribute('href', '#' + prefix + decodeURIComponent(url.hash.slice(1)));
+  }
+});
+const h1 = article.querySelector('h1');
+return h1.textContent.replace(/#$/, '').replace(/\\s+/g, ' ').trim();
+"""
+REMOVE_SOLUTIONS_JS = """
+const solutions = document.querySelectorAll('div.solution');
+solutions.forEach(s => s.remove());
+return solutions.length;
+"""
+# Resolve once the page's scripts have settled: MathJax typeset, fonts and images loaded.
+SETTLED_JS = """
+const done = arguments[arguments.length - 1];
+const typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise)
+  || Promise.resolve();
+const images = Array.from(document.images).map(img => img.decode().catch(() => null));
+Promise.all([typeset, document.fonts.ready, ...images])
+  .then(() => done(true), () => done(true));
+"""
+
+
+def toc_pages(root=ROOT):
+    """Every page in _toc.yml, root first, as paths without suffix (e.g. chapters/ch04_backward).
+
+    The same walk as tests/test_site.py's.
+    """
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters", []))
+    walk(toc.get("chapters", []))
+    return pages
+
+
+def outputs(out=OUT):
+    """{edition: path of its PDF}."""
+    return {edition: out / f"book-{edition}.pdf" for edition in EDITIONS}
+
+
+def up_to_date(out=OUT):
+    """Both PDFs exist and are newer than every file of the site and than this script."""
+    pdfs = list(outputs(out).values())
+    if not all(pdf.exists() for pdf in pdfs):
+        return False
+    sources = [path for path in HTML.rglob("*") if path.is_file()] + [Path(__file__)]
+    newest_source = max(path.stat().st_mtime for path in sources)
+    return min(pdf.stat().st_mtime for pdf in pdfs) > newest_source
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory):
+    """Serve a directory on 127.0.0.1 (a free port) for as long as the block runs."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def chromium():
+    """Headless Chromium driven by selenium, with a throw-away profile."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    with tempfile.TemporaryDirectory(prefix="book-pdf-chromium-") as profile:
+        options = Options()
+        options.binary_location = CHROMIUM
+        for flag in CHROMIUM_FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={profile}")
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        try:
+            # Light mode whatever the system prefers, from the first paint on.
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+                "features": [{"name": "prefers-color-scheme", "value": "light"}]})
+            yield driver
+        finally:
+            driver.quit()
+
+
+def open_page(driver, url, attempts=5):
+    """Load a page and wait until it has settled; retry while the site is being rebuilt."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    for attempt in range(1, attempts + 1):
+        driver.get(url)
+        WebDriverWait(driver, 30).until(
+            lambda d: d.execute_script("return document.readyState") == "complete")
+        if driver.execute_script("return !!document.querySelector('article.bd-article h1')"):
+            driver.set_script_timeout(60)
+            driver.execute_async_script(SETTLED_JS)
+            return
+        if attempt < attempts:
+            time.sleep(2 * attempt)  # a rebuild in progress replaces the files; wait for it
+    raise RuntimeError(f"{url} did not load as a book page after {attempts} attempts")
+
+
+def print_pdf(driver, title, edition):
+    """The current page as PDF bytes, with a footer naming the page and the edition."""
+    footer = FOOTER.format(title=html.escape(title), edition=f"{edition.capitalize()} edition")
+    result = driver.execute_cdp_cmd("Page.printToPDF", {
+        **PAPER,
+        "printBackground": True,
+        "displayHeaderFooter": True,
+        "headerTemplate": "<span></span>",
+        "footerTemplate": footer,
+    })
+    return base64.b64decode(result["data"])
+
+
+def anchor_prefix(page):
+    """The prefix of a page's ids in the PDF: chapters/ch04_backward -> chapters_ch04_backward--."""
+    return page.replace("/", "_") + "--"
+
+
+def build(out=OUT, log=print):
+    """Print every toc page once per edition and merge them; return {edition: path}."""
+    book_title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    parts = {edition: [] for edition in EDITIONS}  # edition -> [(page, title, PDF bytes)]
+    with serve(HTML) as base, chromium() as driver:
+        for page in toc_pages():
+            started = time.monotonic()
+            open_page(driver, f"{base}/{page}.html")
+            title = driver.execute_script(PREPARE_JS, PRINT_CSS, anchor_prefix(page))
+            background = driver.execute_script(
+                "return getComputedStyle(document.body).backgroundColor")
+            if background != "rgb(255, 255, 255)":
+                raise RuntimeError(f"{page}: not in light mode (background {background})")
+            # One load, two prints: the solutions are open for the instructors, then removed.
+            parts["instructor"].append((page, title, print_pdf(driver, title, "instructor")))
+            removed = driver.execute_script(REMOVE_SOLUTIONS_JS)
+            parts["student"].append((page, title, print_pdf(driver, title, "student")))
+            log(f"{page}: {removed} solutions, {time.monotonic() - started:.1f} s")
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = outputs(out)
+    for edition, pages in parts.items():
+        writer = merge(pages, base)
+        writer.add_metadata({"/Title": f"{book_title} ({edition} edition)"})
+        # Write next to the target, then rename: a half-written PDF is never the PDF.
+        partial = paths[edition].with_suffix(".pdf.part")
+        with open(partial, "wb") as stream:
+            writer.write(stream)
+        partial.replace(paths[edition])
+        log(f"{paths[edition].relative_to(ROOT)}: {len(writer.pages)} pages")
+    return paths
+
+
+def merge(pages, base):
+    """One PDF from [(page, title, PDF bytes)]: a bookmark per page, links into the PDF.
+
+    Chromium printed links to other pages of the book as links to the local server (``base``),
+    gone by now: each becomes a link to its target's named destination when the target page
+    has one (a place that page links to itself), else to the target page's first page. Links
+    to pages outside the book's toc (the index, the search page) are dropped.
+    """
+    writer = PdfWriter()
+    first_page = {}  # page -> its first page (a reference) in the merged PDF
+    for page, title, data in pages:
+        first_page[page] = len(writer.pages)
+        writer.append(PdfReader(io.BytesIO(data)), outline_item=title)
+    first_page = {page: writer.pages[index].indirect_reference
+                  for page, index in first_page.items()}
+    tree = writer.get_named_dest_root()
+    destinations = set(tree[0::2])  # Chromium names them "/" + the element's id
+    for pdf_page in writer.pages:
+        links = pdf_page.get("/Annots")
+        if not links:
+            continue
+        kept = ArrayObject()
+        for link in links:
+            action = link.get_object().get("/A")
+            uri = action.get("/URI", "") if action else ""
+            if not uri.startswith(base + "/"):
+                kept.append(link)
+                continue
+            path, _, fragment = uri[len(base) + 1:].partition("#")
+            target = path.removesuffix(".html")
+            if target not in first_page:
+                continue
+            name = "/" + anchor_prefix(target) + unquote(fragment)
+            where = (TextStringObject(name) if fragment and name in destinations
+                     else ArrayObject([first_page[target], NameObject("/Fit")]))
+            link.get_object()[NameObject("/A")] = DictionaryObject({
+                NameObject("/S"): NameObject("/GoTo"), NameObject("/D"): where})
+            kept.append(link)
+        pdf_page[NameObject("/Annots")] = kept
+    writer.page_mode = "/UseOutlines"
+    return writer
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    args = parser.parse_args()
+    if not (HTML / "index.html").exists():
+        raise SystemExit("no built site in _build/html: run make book first")
+    if not args.force and up_to_date():
+        print("The PDFs are newer than the site: nothing to do (--force rebuilds them).")
+    else:
+        build()
+
+
+if __name__ == "__main__":
+    main()

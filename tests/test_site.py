@@ -10,6 +10,7 @@ Needs a built site (``make book``) and Debian's ``chromium`` and ``chromium-driv
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+# BOOK_HTML points the check at another build (an older one, to see what it catches).
+HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -185,3 +187,138 @@ def test_backward_stepper_works_without_a_kernel(page):
     stepper.find_element(By.CSS_SELECTOR, ".stepper-next").click()
     assert visible() == [last]  # stays on the last step
     assert "step" in stepper.find_element(By.CSS_SELECTOR, ".stepper-position").text
+
+
+# ---------------------------------------------------------------------------------------------
+# Every page as a phone and a desktop show it, in light and in dark mode.
+#
+# Each (page, view) is opened once, in its own Chromium, and surveyed by one script; the tests
+# below each assert one part of the survey, so a failure names what a reader would meet.
+
+VIEWS = {  # name: (width, height, mobile, colour mode)
+    "phone-light": (390, 844, True, "light"),
+    "phone-dark": (390, 844, True, "dark"),
+    "desktop-light": (1400, 900, False, "light"),
+    "desktop-dark": (1400, 900, False, "dark"),
+}
+SURVEYS = [(page, view) for view in VIEWS for page in PAGES]
+SURVEY_IDS = [f"{page.rsplit('/', 1)[-1]}-{view}" for page, view in SURVEYS]
+
+MIN_TEXT_PX = 9  # the smallest text a figure may show (a 10 pt graph label at 0.7 scale)
+MIN_CONTRAST = 4.5  # WCAG AA for normal text
+
+# axe-core findings that come from the theme's own markup, not the book's: each rule, the
+# elements it may flag, and why it is accepted.
+THEME_FINDINGS = {
+    "label-content-name-mismatch": (
+        (".search-button", ".theme-switch-button", "summary"),
+        "pydata-sphinx-theme labels its search button 'Search' beside the visible text "
+        "'Search Ctrl+K', its colour switch by the mode, and MyST-NB's 'Show code cell' "
+        "summaries 'Toggle hidden content'",
+    ),
+}
+
+SURVEY_SCRIPT = (Path(__file__).with_name("site_survey.js")).read_text()
+
+
+@pytest.fixture(scope="module")
+def survey_browser(tmp_path_factory):
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-survey')}")
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_script_timeout(120)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def surveys():
+    return {}
+
+
+def _axe_source():
+    import selenium_axe_python
+
+    return (Path(selenium_axe_python.__file__).parent / "axe-core" / "axe.min.js").read_text()
+
+
+@pytest.fixture
+def survey(request, survey_browser, site_url, surveys):
+    """What a reader meets on one page in one view (see tests/site_survey.js)."""
+    page, view = request.param
+    if (page, view) not in surveys:
+        width, height, mobile, mode = VIEWS[view]
+        driver = survey_browser
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile})
+        driver.get(f"{site_url}/{page}.html")
+        if driver.execute_script("return localStorage.getItem('mode')") != mode:
+            driver.execute_script("localStorage.setItem('mode', arguments[0]);", mode)
+            driver.refresh()
+        WebDriverWait(driver, 30).until(
+            lambda d: d.execute_script("return document.readyState") == "complete")
+        assert driver.execute_script("return document.documentElement.dataset.theme") == mode
+        if not driver.execute_script("return typeof axe !== 'undefined'"):
+            driver.execute_script(_axe_source())
+        surveys[page, view] = driver.execute_async_script(
+            SURVEY_SCRIPT + "\nsurvey(arguments[0]).then(arguments[arguments.length - 1]);",
+            {"mobile": mobile})
+    return surveys[page, view]
+
+
+def _parametrize_surveys(test):
+    return pytest.mark.parametrize("survey", SURVEYS, ids=SURVEY_IDS, indirect=True)(test)
+
+
+@_parametrize_surveys
+def test_the_page_never_scrolls_sideways(survey):
+    assert survey["overflow"] <= 0, f"the page is {survey['overflow']} px wider than the screen"
+
+
+@_parametrize_surveys
+def test_no_content_is_cut_off(survey):
+    # Tables fit their column; inline formulas stay inside the text; nothing hides overflow.
+    assert survey["cut"] == []
+
+
+@_parametrize_surveys
+def test_menus_open(survey):
+    menus = survey["menus"]
+    assert menus["primary_toggles"] == 1, "one sidebar button, or the script wires a hidden one"
+    assert menus["primary_opens"], "the button for the chapter list does nothing"
+    if menus["has_page_toc"] and survey["mobile"]:
+        assert menus["secondary_opens"], "the 'On this page' button does nothing"
+
+
+@_parametrize_surveys
+def test_figures_are_sharp_and_their_text_legible(survey):
+    figures = survey["figures"]
+    assert [f["src"] for f in figures if f["bitmap"]] == [], "plots should be SVG, not bitmaps"
+    textless = [f["src"] for f in figures if not f["bitmap"] and f["texts"] == 0]
+    assert textless == [], "an SVG whose text is drawn as paths cannot be checked or searched"
+    small = [(f["alt"][:60], round(f["min_text_px"], 1)) for f in figures
+             if f["texts"] and f["min_text_px"] < MIN_TEXT_PX]
+    assert small == [], f"figure text below {MIN_TEXT_PX} px as rendered"
+
+
+@_parametrize_surveys
+def test_captions_are_legible(survey):
+    faint = [(c["text"][:50], round(c["contrast"], 2)) for c in survey["captions"]
+             if c["contrast"] < MIN_CONTRAST]
+    assert faint == []
+
+
+@_parametrize_surveys
+def test_no_serious_accessibility_violation_of_our_own(survey):
+    ours = []
+    for violation in survey["axe"]:
+        accepted = THEME_FINDINGS.get(violation["id"], ((), ""))[0]
+        nodes = [target for target in violation["targets"]
+                 if not any(selector in target for selector in accepted)]
+        if nodes:
+            ours.append((violation["id"], violation["impact"], nodes[:5]))
+    assert ours == []

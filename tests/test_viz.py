@@ -137,7 +137,7 @@ def test_stepper_follows_the_engine_and_leaves_no_trace():
     assert [name for name, _, _ in steps.steps] == [
         "AddBackward0", "MulBackward0", "MulBackward0", "AccumulateGrad"]
     assert steps.steps[-1][1] == (36.0,)
-    assert len(steps.frames) == 5 and all(uri.startswith("data:image/svg+xml") for uri, _ in steps.frames)
+    assert len(steps.frames) == 5 and all(b"<svg" in svg for svg, _ in steps.frames)
     assert x.grad is None
     html = steps._repr_html_()
     assert html.count('class="stepper-frame"') == 5 and "addEventListener" in html

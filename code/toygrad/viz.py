@@ -10,12 +10,18 @@ gradient light blue, saved tensors orange, the output light green.
 import base64
 import html
 import itertools
+import json
+import re
 
 import graphviz
 import numpy as np
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10",
                  ranksep="0.1", height="0.2", fontname="monospace")
+# A picture may shrink to fit a narrow screen, but not below this fraction of
+# its natural size: 10 pt labels stay above 9 px. A wider graph scrolls
+# sideways in its own box instead.
+MIN_SCALE = 0.7
 _stepper_ids = itertools.count()
 
 
@@ -145,8 +151,51 @@ def make_dot(output, params=None, show_saved=False, highlight=(),
 
 def svg_data_uri(dot):
     """A graph as an SVG image in a ``data:`` URI, for an ``<img>`` tag."""
-    svg = dot.pipe(format="svg")
+    return _data_uri(dot.pipe(format="svg"))
+
+
+def _data_uri(svg):
     return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+
+
+def _natural_size(svg):
+    """Graphviz's SVG size in CSS pixels (it writes points: 1 pt = 4/3 px)."""
+    width, height = (float(re.search(rb'%s="([0-9.]+)pt"' % key, svg)[1])
+                     for key in (b"width", b"height"))
+    return round(width * 4 / 3), round(height * 4 / 3)
+
+
+def _img(svg, alt):
+    """An ``<img>`` of an SVG that shrinks to fit, but never unreadably."""
+    width, height = _natural_size(svg)
+    return (f'<img src="{_data_uri(svg)}" alt="{html.escape(alt)}" '
+            f'width="{width}" height="{height}" style="max-width:100%;'
+            f'height:auto;min-width:{round(MIN_SCALE * width)}px">')
+
+
+def figure_html(svg, caption, alt, attributes=""):
+    """One graph (SVG bytes) with its caption, as HTML for any screen.
+
+    The styles are inline, so the figure looks the same in Jupyter as on
+    the website: the caption takes the colour of the text around it (legible
+    on the dark theme's light panels), and a long one wraps.
+    """
+    return (f'<figure {attributes} style="margin:0;max-width:100%;'
+            'overflow-x:auto;text-align:center">'
+            f"{_img(svg, alt)}"
+            '<figcaption style="color:inherit;overflow-wrap:anywhere">'
+            f"{html.escape(caption)}</figcaption></figure>")
+
+
+def figures_html(figures):
+    """Figures in a row that wraps: side by side when there is room, one
+    above the other on a phone."""
+    cells = "".join(
+        f'<div style="flex:1 1 300px;min-width:0;max-width:100%">{figure}'
+        "</div>" for figure in figures)
+    return ('<div class="toygrad-figures" style="display:flex;'
+            'flex-wrap:wrap;gap:1em;justify-content:center;'
+            f'align-items:flex-end">{cells}</div>')
 
 
 def _differences(ours, theirs):
@@ -177,21 +226,14 @@ class SideBySide:
     def _repr_html_(self):
         verdict = ("same nodes, names and edges" if self.equal else
                    "different graphs: differing nodes outlined in red")
-        cells = []
-        for dot, who in ((self.ours, "toygrad (toygrad.viz.make_dot)"),
-                         (self.theirs, "PyTorch (torchviz.make_dot)")):
-            cells.append(
-                '<figure style="flex:1 1 0;min-width:0;margin:0 0.5em;'
-                'text-align:center">'
-                f'<img src="{svg_data_uri(dot)}" '
-                'style="max-width:100%;max-height:420px" '
-                f'alt="{html.escape(who)} graph of {html.escape(self.title)}">'
-                f"<figcaption>{html.escape(who)}</figcaption></figure>")
+        figures = [
+            figure_html(dot.pipe(format="svg"), who,
+                        f"{who} graph of {self.title}")
+            for dot, who in ((self.ours, "toygrad (toygrad.viz.make_dot)"),
+                             (self.theirs, "PyTorch (torchviz.make_dot)"))]
         return ('<div class="toygrad-side-by-side">'
                 f"<p><strong>{html.escape(self.title)}</strong>: {verdict}</p>"
-                '<div style="display:flex;align-items:flex-end;'
-                f'justify-content:center">{"".join(cells)}'
-                "</div></div>")
+                f"{figures_html(figures)}</div>")
 
 
 def side_by_side(ours, theirs, params=None, torch_params=None, title=""):
@@ -259,25 +301,31 @@ class Stepper:
                 text += f"\n.grad = {_format(variable.grad)}"
             labels[node] = text
         dot = make_dot(output, params, labels=labels, running=running)
-        self.frames.append((svg_data_uri(dot), caption))
+        self.frames.append((dot.pipe(format="svg"), caption))
 
     def _repr_html_(self):
         uid = f"toygrad-stepper-{next(_stepper_ids)}"
         last = len(self.frames) - 1
         frames = "".join(
-            f'<figure class="stepper-frame" data-index="{i}" '
-            f'style="margin:0;display:{"block" if i == 0 else "none"}">'
-            f'<img src="{uri}" alt="{html.escape(caption)}" '
-            'style="max-height:460px">'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-            for i, (uri, caption) in enumerate(self.frames))
+            figure_html(svg, caption, caption,
+                        f'class="stepper-frame" data-index="{i}"'
+                        + ("" if i == 0 else " hidden"))
+            for i, (svg, caption) in enumerate(self.frames))
+        captions = json.dumps([caption for _, caption in self.frames]).replace(
+            "<", "\\u003c")  # no "</script>" can end the script early
+        # The controls: buttons that are disabled at either end, a slider
+        # with a 24 px touch target whose value a screen reader reads as the
+        # step's caption, and a position that is announced when it changes.
         return f"""<div class="toygrad-stepper" id="{uid}">
-<div class="stepper-controls" style="margin-bottom:0.5em">
-<button type="button" class="stepper-previous">&#9664; previous</button>
+<div class="stepper-controls" style="margin-bottom:0.5em;display:flex;
+ flex-wrap:wrap;align-items:center;gap:0.5em">
+<button type="button" class="stepper-previous" disabled>&#9664; previous
+</button>
 <input type="range" class="stepper-slider" min="0" max="{last}" value="0"
- aria-label="backward step">
+ aria-label="backward step" aria-valuetext="{html.escape(self.frames[0][1])}"
+ style="height:24px;flex:1 1 8em;max-width:16em">
 <button type="button" class="stepper-next">next &#9654;</button>
-<span class="stepper-position">step 0 of {last}</span>
+<span class="stepper-position" aria-live="polite">step 0 of {last}</span>
 </div>{frames}</div>
 <script>
 (function () {{
@@ -285,17 +333,21 @@ class Stepper:
   const frames = root.querySelectorAll(".stepper-frame");
   const slider = root.querySelector(".stepper-slider");
   const position = root.querySelector(".stepper-position");
+  const previous = root.querySelector(".stepper-previous");
+  const next = root.querySelector(".stepper-next");
+  const captions = {captions};
   function show(index) {{
     index = Math.max(0, Math.min({last}, index));
-    frames.forEach(function (frame, i) {{
-      frame.style.display = i === index ? "block" : "none";
-    }});
+    frames.forEach(function (frame, i) {{ frame.hidden = i !== index; }});
     slider.value = index;
+    slider.setAttribute("aria-valuetext", captions[index]);
+    previous.disabled = index === 0;
+    next.disabled = index === {last};
     position.textContent = "step " + index + " of {last}";
   }}
-  root.querySelector(".stepper-previous").addEventListener("click",
+  previous.addEventListener("click",
     function () {{ show(Number(slider.value) - 1); }});
-  root.querySelector(".stepper-next").addEventListener("click",
+  next.addEventListener("click",
     function () {{ show(Number(slider.value) + 1); }});
   slider.addEventListener("input",
     function () {{ show(Number(slider.value)); }});

@@ -1,0 +1,202 @@
+// The survey of one page of the built book, as a reader meets it (see tests/test_site.py).
+// Run inside the page by Selenium; `survey(options)` resolves to plain data, one entry per
+// check. It opens every solution first, so that what solutions show is surveyed too, and
+// tries the menus last, because they change the page.
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function visible(element) {
+  if (!element || !element.getClientRects().length) return false;
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== "hidden";
+}
+
+function describe(element) {
+  const text = (element.innerText || element.getAttribute("alt") || "").trim();
+  return `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}: ${text.slice(0, 60)}`;
+}
+
+// Contrast, as WCAG defines it, between two opaque sRGB colours.
+function parseColour(css) {
+  const match = css.match(/^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/);
+  if (!match) throw new Error(`colour in an unexpected format: ${css}`);
+  return [+match[1], +match[2], +match[3], match[4] === undefined ? 1 : +match[4]];
+}
+
+function luminance([r, g, b]) {
+  const linear = (c) => {
+    c /= 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+}
+
+function blend(top, bottom) {
+  const a = top[3];
+  return [0, 1, 2].map((i) => top[i] * a + bottom[i] * (1 - a)).concat(1);
+}
+
+function background(element) {
+  // The layers of background colour behind an element, composed from the page upwards.
+  const layers = [];
+  for (let node = element; node && node.nodeType === 1; node = node.parentElement) {
+    const colour = parseColour(getComputedStyle(node).backgroundColor);
+    if (colour[3] > 0) layers.push(colour);
+    if (colour[3] === 1) break;
+  }
+  let result = [255, 255, 255, 1];
+  for (const layer of layers.reverse()) result = blend(layer, result);
+  return result;
+}
+
+function contrast(element) {
+  const back = background(element);
+  const fore = blend(parseColour(getComputedStyle(element).color), back);
+  const [high, low] = [luminance(fore), luminance(back)].sort((x, y) => y - x);
+  return (high + 0.05) / (low + 0.05);
+}
+
+function cutOff(article) {
+  const cut = [];
+  const edge = article.getBoundingClientRect();
+  for (const table of article.querySelectorAll("table")) {
+    if (!visible(table)) continue;
+    const room = table.parentElement.clientWidth;
+    if (table.getBoundingClientRect().width > room + 1) {
+      cut.push(`table wider than its column (${Math.round(table.getBoundingClientRect().width)}`
+        + ` > ${room} px): ${describe(table.querySelector("tr") || table)}`);
+    }
+  }
+  for (const math of article.querySelectorAll('mjx-container:not([display="true"])')) {
+    if (!visible(math)) continue;
+    const box = math.getBoundingClientRect();
+    if (box.right > edge.right + 1 || box.left < edge.left - 1) {
+      cut.push(`inline formula outside the text column: ${math.textContent.slice(0, 60)}`);
+    }
+  }
+  for (const element of article.querySelectorAll("*")) {
+    // MathJax's own boxes clip the overhang of italic glyphs: formulas are checked above.
+    if (element.closest("span.math, mjx-container")) continue;
+    const style = getComputedStyle(element);
+    const hides = ["hidden", "clip"].includes(style.overflowX);
+    if (hides && visible(element) && element.scrollWidth > element.clientWidth + 1) {
+      cut.push(`content hidden beyond the right edge: ${describe(element)}`);
+    }
+  }
+  return cut;
+}
+
+async function textSizes(image) {
+  // The rendered size of every text in an SVG image: the SVG is drawn off-screen at the
+  // image's rendered size, and each text's font size is scaled by its transformation.
+  const source = await (await fetch(image.currentSrc || image.src)).text();
+  const svg = document.importNode(
+    new DOMParser().parseFromString(source, "image/svg+xml").documentElement, true);
+  svg.setAttribute("width", image.clientWidth);
+  svg.setAttribute("height", image.clientHeight);
+  const box = document.createElement("div");
+  box.style.cssText = "position:absolute;left:-20000px;top:0";
+  box.appendChild(svg);
+  document.body.appendChild(box);
+  const sizes = [];
+  for (const text of svg.querySelectorAll("text")) {
+    if (!text.textContent.trim()) continue;
+    const m = text.getScreenCTM();
+    sizes.push(parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b));
+  }
+  box.remove();
+  return sizes;
+}
+
+async function figures(article) {
+  const found = [];
+  for (const image of article.querySelectorAll("img")) {
+    if (!visible(image)) continue;
+    const src = image.currentSrc || image.src;
+    const bitmap = /^data:image\/(png|jpe?g|gif|webp)|\.(png|jpe?g|gif|webp)(\?|#|$)/i.test(src);
+    const svg = /^data:image\/svg\+xml|\.svg(\?|#|$)/i.test(src);
+    const sizes = svg ? await textSizes(image) : [];
+    found.push({
+      src: src.startsWith("data:") ? src.slice(0, 40) + "..." : src,
+      alt: image.getAttribute("alt") || "",
+      bitmap: bitmap || !svg,
+      texts: sizes.length,
+      min_text_px: sizes.length ? Math.min(...sizes) : null,
+    });
+  }
+  return found;
+}
+
+function captions(article) {
+  return [...article.querySelectorAll("figcaption, .caption, caption")]
+    .filter(visible)
+    .map((caption) => ({ text: caption.innerText.trim(), contrast: contrast(caption) }));
+}
+
+async function accessibility() {
+  const results = await axe.run(document, {
+    runOnly: {
+      type: "tag",
+      values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"],
+    },
+    resultTypes: ["violations"],
+  });
+  return results.violations
+    .filter((violation) => ["serious", "critical"].includes(violation.impact))
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target.join(" ")),
+    }));
+}
+
+async function tryButton(selector, dialogSelector) {
+  // Click the visible button; report whether anything opened or closed, then undo it.
+  const button = [...document.querySelectorAll(selector)].find(visible);
+  if (!button) return false;
+  const dialog = document.querySelector(dialogSelector);
+  const sidebar = document.querySelector(".bd-sidebar-primary");
+  const state = () => JSON.stringify([
+    dialog ? dialog.open : null, sidebar ? visible(sidebar) : null,
+    document.body.className, document.documentElement.className]);
+  const before = state();
+  button.click();
+  await sleep(400);
+  const changed = state() !== before;
+  if (dialog && dialog.open) dialog.close();
+  else if (changed) button.click();
+  await sleep(200);
+  return changed;
+}
+
+async function menus(mobile) {
+  const toc = document.querySelector(".bd-sidebar-secondary");
+  return {
+    primary_toggles: document.querySelectorAll(".primary-toggle").length,
+    primary_opens: await tryButton(".primary-toggle", "#pst-primary-sidebar-modal"),
+    has_page_toc: !!(toc && toc.querySelector("nav a")),
+    secondary_opens: mobile
+      ? await tryButton(".secondary-toggle", "#pst-secondary-sidebar-modal")
+      : null,
+  };
+}
+
+async function survey(options) {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  for (const button of document.querySelectorAll(".solution button.toggle-button")) {
+    button.click();
+  }
+  await sleep(500);
+  const article = document.querySelector("article.bd-article") || document.querySelector("main");
+  return {
+    mobile: options.mobile,
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    cut: cutOff(article),
+    figures: await figures(article),
+    captions: captions(article),
+    axe: await accessibility(),
+    menus: await menus(options.mobile),
+  };
+}

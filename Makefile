@@ -15,13 +15,15 @@ HTML := _build/html
 # them all. Cells raise on error (see _config.yml), so a failing cell fails the build too.
 JB_STRICT := -W -n --keep-going
 
-.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check binder-test binder-check lock clean help
+.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check binder-test binder-check lock clean help
 
 help:
 	@echo "make book        set up and build the website into $(HTML)"
 	@echo "make test        set up, then unit tests, strict rebuild of every page, site check"
 	@echo "make unit        unit tests only (fast loop)"
 	@echo "make site-check  check the built site in headless Chromium"
+	@echo "make pdf         the book as two PDFs in _build/pdf, instructor and student (after make book)"
+	@echo "make pdf-check   build the PDFs if the site is newer, then check them"
 	@echo "make binder-test run every chapter as on Binder (1 CPU, time and memory budgets)"
 	@echo "make binder-check JupyterLab (repo2docker's version) with chapter 4 open, in Chromium"
 	@echo "make lock        regenerate requirements.txt from requirements.in"
@@ -31,7 +33,7 @@ book: setup system-book build
 	@echo
 	@echo "The book is built. Open: file://$(CURDIR)/$(HTML)/index.html"
 
-test: setup system-test unit build-all site-check binder-test binder-check
+test: setup system-test unit build-all site-check pdf-check binder-test binder-check
 	@echo "All checks passed."
 
 setup: $(STAMP)
@@ -49,7 +51,7 @@ system-test:
 	@scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
 
 unit: setup
-	$(BIN)/python -m pytest -m "not site and not binder" -q
+	$(BIN)/python -m pytest -m "not site and not binder and not pdf" -q
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
@@ -60,10 +62,17 @@ fresh-cache:
 	@if [ "$$(cat _build/.code-hash 2>/dev/null)" != "$(CODE_HASH)" ]; then \
 		rm -rf _build/.jupyter_cache _build/.doctrees; echo "$(CODE_HASH)" > _build/.code-hash; fi
 
+# Sphinx skips a build with no changed page, and then copies no changed file of _static;
+# a changed stylesheet or script (or extension) needs every page rewritten (--all: each
+# links it with its checksum). Executions still come from the cache.
+STATIC_HASH = $(shell find _static _ext -type f | sort | xargs cat | sha256sum | cut -c1-16)
+
 # Incremental: Sphinx rewrites only changed pages; jupyter-cache re-executes only
 # chapters whose code changed.
 build: setup system-book fresh-cache
-	$(BIN)/jupyter-book build . $(JB_STRICT)
+	@if [ "$$(cat _build/.static-hash 2>/dev/null)" != "$(STATIC_HASH)" ]; then all=--all; fi; \
+	set -x; $(BIN)/jupyter-book build . $$all $(JB_STRICT)
+	@echo "$(STATIC_HASH)" > _build/.static-hash
 
 # Every page re-read (so every warning is seen again), executions still from the cache.
 build-all: setup system-book fresh-cache
@@ -71,6 +80,17 @@ build-all: setup system-book fresh-cache
 
 site-check: setup system-test
 	$(BIN)/python -m pytest -m site -q
+
+# The book as two PDFs, printed from the built site by headless Chromium (scripts/book_pdf.py):
+# book-instructor.pdf with every solution open, book-student.pdf without any, in _build/pdf.
+# Rebuilt only when the site or the script is newer than them.
+pdf: setup system-test
+	@test -f $(HTML)/index.html || { echo "No built site in $(HTML): run make book first." >&2; exit 1; }
+	$(BIN)/python scripts/book_pdf.py
+
+# Builds the PDFs first if they are older than the site, then reads them back (tests/test_pdf.py).
+pdf-check: setup system-test
+	$(BIN)/python -m pytest -m pdf -q tests/test_pdf.py
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
 # .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then

@@ -68,6 +68,8 @@ display:flex;justify-content:space-between;font-family:sans-serif">
 # footer (d-print-none); these hide what they miss and undo what the screen needs.
 PRINT_CSS = """
 @media print {
+  /* Printed at once: a dropdown just opened would otherwise be caught fading in. */
+  *, *::before, *::after { animation: none !important; transition: none !important; }
   .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article,
   .header-article-items, .article-header-buttons, .prev-next-footer, .bd-footer,
   .bd-footer-content, .bd-footer-article, #jb-print-docs-body, .skip-link,

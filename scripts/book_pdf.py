@@ -82,9 +82,11 @@ PRINT_CSS = """
   .bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
   .bd-article { max-width: none !important; width: auto !important; padding: 0 !important; }
   /* Code and outputs wrap on paper instead of being cut off at the right margin, and a long
-     block may continue on the next page (Bootstrap keeps each one whole, leaving gaps). */
+     block may continue on the next page (the themes keep each one whole, which leaves an empty
+     cell frame at the foot of a page), three lines at least on either side. */
   pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important;
-    break-inside: auto !important; orphans: 3; widows: 3; }
+    orphans: 3; widows: 3; }
+  pre, div.highlight, div[class*="highlight-"] { break-inside: auto !important; }
   div.highlight, .cell_output, .output { overflow: visible !important; }
   img, svg, figure { max-width: 100% !important; }
   /* The backward stepper: every frame, three to a row, instead of one behind the controls. */

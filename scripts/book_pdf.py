@@ -65,56 +65,20 @@ display:flex;justify-content:space-between;font-family:sans-serif">
 <span>{title}</span><span>{edition} \u00b7 <span class="pageNumber"></span> /
 <span class="totalPages"></span></span></div>"""
 
-# Paper only: the theme's own print rules already hide its header, sidebars and prev/next
-# footer (d-print-none); these hide what they miss and undo what the screen needs.
-PRINT_CSS = """
-@media print {
-  /* Printed at once: a dropdown just opened would otherwise be caught fading in. */
-  *, *::before, *::after { animation: none !important; transition: none !important; }
-  .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article,
-  .header-article-items, .article-header-buttons, .prev-next-footer, .bd-footer,
-  .bd-footer-content, .bd-footer-article, #jb-print-docs-body, .skip-link,
-  .dropdown-launch-buttons, .dropdown-download-buttons, button.toggle-button,
-  button.copybtn, details.hide > summary, .toygrad-stepper .stepper-controls,
-  a.headerlink { display: none !important; }
-  /* The theme hides the page's own (numbered) H1 in favour of #jb-print-docs-body's. */
-  .bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
-  .bd-main .bd-content { margin-left: 0 !important; }
-  .bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
-  .bd-article { max-width: none !important; width: auto !important; padding: 0 !important; }
-  /* Code and outputs wrap on paper instead of being cut off at the right margin, and a long
-     block may continue on the next page (the themes keep each one whole, which leaves an empty
-     cell frame at the foot of a page), three lines at least on either side. */
-  pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important;
-    orphans: 3; widows: 3; }
-  pre, div.highlight, div[class*="highlight-"] { break-inside: auto !important; }
-  div.highlight, .cell_output, .output { overflow: visible !important; }
-  img, svg, figure { max-width: 100% !important; }
-  /* The backward stepper: every frame, three to a row, instead of one behind the controls. */
-  .toygrad-stepper { display: flex; flex-wrap: wrap; justify-content: center; gap: 1em; }
-  .toygrad-stepper .stepper-frame { display: block !important; flex: 0 1 30%;
-    break-inside: avoid; text-align: center; }
-  .toygrad-stepper .stepper-frame img { max-height: 330px !important; }
-  .bd-main .bd-content table { break-inside: auto; }
-  tr { break-inside: avoid; }
-  h1, h2, h3, h4, .admonition-title { break-after: avoid; }
-}
-"""
+# How a page looks on paper is the website's own print stylesheet (_static/book.css,
+# "@media print"), so printing a page from a browser gives the same result.
 
-# Run in the page: light mode, the stylesheet above, every dropdown and <details> open. The
+# Run in the page: light mode, every dropdown and <details> open. The
 # article's ids get the page's prefix, so that the PDF's named destinations (Chromium makes one
 # for each id a link of the page points to) stay unique once the pages are merged; links
 # within the page follow. Links to other pages stay absolute: merge() points them into the
 # PDF. Returns the page's title: its H1 as the reader sees it ("4. Running backward").
 PREPARE_JS = """
-const [css, prefix] = arguments;
+const [prefix] = arguments;
 localStorage.setItem('mode', 'light');
 localStorage.setItem('theme', 'light');
 document.documentElement.dataset.mode = 'light';
 document.documentElement.dataset.theme = 'light';
-const style = document.createElement('style');
-style.textContent = css;
-document.head.appendChild(style);
 document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
 document.querySelectorAll('.toggle-button-hidden')
   .forEach(e => e.classList.remove('toggle-button-hidden'));
@@ -149,7 +113,7 @@ Promise.all([typeset, document.fonts.ready, ...images])
 def toc_pages(root=ROOT):
     """Every page in _toc.yml, root first, as paths without suffix (e.g. chapters/ch04_backward).
 
-    The same walk as tests/test_site.py's.
+    tests/test_site.py uses it too.
     """
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     pages = [toc["root"]]
@@ -266,7 +230,7 @@ def build(out=OUT, log=print):
         for page in toc_pages():
             started = time.monotonic()
             open_page(driver, f"{base}/{page}.html")
-            title = driver.execute_script(PREPARE_JS, PRINT_CSS, anchor_prefix(page))
+            title = driver.execute_script(PREPARE_JS, anchor_prefix(page))
             background = driver.execute_script(
                 "return getComputedStyle(document.body).backgroundColor")
             if min(map(int, re.findall(r"\d+", background)[:3])) < 230:

@@ -11,11 +11,11 @@ Needs a built site (``make book``) and Debian's ``chromium`` and ``chromium-driv
 import functools
 import http.server
 import os
+import sys
 import threading
 from pathlib import Path
 
 import pytest
-import yaml
 
 # Browser-only tests: where selenium or Chromium is absent (a Binder terminal, where
 # students run `pytest -m chNN`), this module skips instead of failing at collection.
@@ -23,10 +23,13 @@ pytest.importorskip("selenium", reason="the site check needs selenium (make test
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from book_pdf import toc_pages  # noqa: E402  (the pages in _toc.yml, root first)
 # BOOK_HTML points the check at another build (an older one, to see what it catches).
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = "/usr/bin/chromium"
@@ -49,23 +52,6 @@ CHROMIUM_FLAGS = [
     "--no-first-run",
     "--window-size=1280,900",
 ]
-
-
-def toc_pages():
-    """Every page in _toc.yml, root first, as paths without suffix."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters", []))
-    walk(toc.get("chapters", []))
-    return pages
 
 
 PAGES = toc_pages()
@@ -157,10 +143,15 @@ def test_solutions_hidden_until_opened(page):
         body = solution.find_elements(By.XPATH, "./*[not(contains(@class, 'admonition-title'))]")
         assert body, "solution without content"
         assert not any(part.is_displayed() for part in body), "solution visible before it is opened"
-        button = solution.find_element(By.CSS_SELECTOR, "button.toggle-button")
-        page.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
-        button.click()
+        # A reader clicks the title ("Solution to Exercise 7.2 (...)"), whose middle is a
+        # link back to the exercise: the click must open the solution, not jump away.
+        title = solution.find_element(By.CSS_SELECTOR, ".admonition-title")
+        target = (title.find_elements(By.CSS_SELECTOR, "a") or [title])[0]
+        page.execute_script("arguments[0].scrollIntoView({block: 'center'});", target)
+        url = page.current_url
+        ActionChains(page).move_to_element(target).click().perform()
         WebDriverWait(page, 5).until(lambda _: all(part.is_displayed() for part in body))
+        assert page.current_url == url
 
 
 @pytest.mark.parametrize("page", ["chapters/ch07_graphs"], indirect=True)
@@ -184,9 +175,25 @@ def test_backward_stepper_works_without_a_kernel(page):
         "arguments[0].value = arguments[1];"
         "arguments[0].dispatchEvent(new Event('input'));", slider, last)
     assert visible() == [last]
-    stepper.find_element(By.CSS_SELECTOR, ".stepper-next").click()
-    assert visible() == [last]  # stays on the last step
-    assert "step" in stepper.find_element(By.CSS_SELECTOR, ".stepper-position").text
+    next_button = stepper.find_element(By.CSS_SELECTOR, ".stepper-next")
+    assert not next_button.is_enabled()  # the last step: "next" says it does nothing
+    assert visible() == [last]
+    position = stepper.find_element(By.CSS_SELECTOR, ".stepper-position")
+    assert position.text == f"step {last} of {last}"
+    assert position.get_attribute("aria-live") == "polite"  # a screen reader hears the step
+    caption = frames[last].find_element(By.CSS_SELECTOR, "figcaption").text
+    assert slider.get_attribute("aria-valuetext") == caption
+    assert slider.size["height"] >= 24  # a touch target
+    page.execute_script(
+        "arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'));", slider)
+    assert not stepper.find_element(By.CSS_SELECTOR, ".stepper-previous").is_enabled()
+    # On paper every step is shown, without the controls.
+    page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        assert visible() == list(range(last + 1))
+        assert not stepper.find_element(By.CSS_SELECTOR, ".stepper-controls").is_displayed()
+    finally:
+        page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
 # ---------------------------------------------------------------------------------------------

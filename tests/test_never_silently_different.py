@@ -20,7 +20,7 @@ import toygrad
 import toygrad.nn.functional as TF
 import torch.nn.functional as PF
 from toygrad.autograd import engine, gradcheck
-from toygrad.viz import graph_structure
+from graphs import structure as graph_structure
 
 pytestmark = pytest.mark.ch06
 

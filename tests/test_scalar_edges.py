@@ -1,8 +1,8 @@
-"""Chapter 3: at the edges of their domains (zeros, infinities, nan, overflow),
-Value's operations compute what 0-dim float64 torch tensors compute: the value and
-each input's gradient, with nan, the same infinities and the same signs of zero,
-and never a Python exception. Torch is the oracle: no expected number is written
-down here."""
+"""Chapters 3 and 4 (the gradients need chapter 4's engine): at the edges of their
+domains (zeros, infinities, nan, overflow), Value's operations compute what 0-dim
+float64 torch tensors compute: the value and each input's gradient, with nan, the same
+infinities and the same signs of zero, and never a Python exception. Torch is the
+oracle: no expected number is written down here."""
 
 import math
 import operator
@@ -12,7 +12,7 @@ import torch
 
 from toygrad.scalar import Value
 
-pytestmark = pytest.mark.ch03
+pytestmark = pytest.mark.ch04
 
 inf, nan = math.inf, math.nan
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from toygrad.scalar import Value
-from toygrad.viz import graph_structure as structure
+from graphs import structure
 
 pytestmark = pytest.mark.ch03
 

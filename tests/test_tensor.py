@@ -11,7 +11,7 @@ import toygrad
 import toygrad.nn.functional as F
 from toygrad import nn, optim
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE
-from toygrad.viz import graph_structure as structure
+from graphs import structure
 
 pytestmark = pytest.mark.ch05
 

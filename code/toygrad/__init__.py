@@ -2,19 +2,26 @@
 
 The book builds it chapter by chapter; each chapter shows the code it adds
 with ``literalinclude`` from this package, so the reader sees exactly what
-the tests test.
+the tests test. The package is layered the same way: cut after any chapter
+(as a student's copy may be), it imports what that chapter has built.
 """
 
-from toygrad.autograd.grad_mode import (
-    enable_grad, is_grad_enabled, no_grad, set_grad_enabled)
-from toygrad.tensor import (
-    Tensor, float32, float64, from_numpy, int64, ones, randn, tensor, zeros)
-
-# As with torch.nn and torch.optim, one import makes the submodules available.
-from toygrad import autograd, nn, optim  # noqa: E402
+from importlib.util import find_spec
 
 __version__ = "0.1.0"
+__all__ = []
 
-__all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",
-           "float32", "float64", "int64", "no_grad", "enable_grad",
-           "is_grad_enabled", "set_grad_enabled"]
+if find_spec("toygrad.tensor") is not None:  # chapter 5 on: tensors
+    from toygrad.autograd.grad_mode import (
+        enable_grad, is_grad_enabled, no_grad, set_grad_enabled)
+    from toygrad.tensor import (
+        Tensor, float32, float64, from_numpy, int64, ones, randn, tensor,
+        zeros)
+
+    # As with torch.nn and torch.optim, one import makes the submodules
+    # available.
+    from toygrad import autograd, nn, optim  # noqa: E402
+
+    __all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",
+               "float32", "float64", "int64", "no_grad", "enable_grad",
+               "is_grad_enabled", "set_grad_enabled"]

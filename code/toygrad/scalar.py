@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 
-from toygrad.autograd.engine import run_backward
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, grad_accumulator, next_sequence_nr)
 
@@ -412,6 +411,8 @@ class Value:
                 "have a grad_fn")
         grad = (1.0 if gradient is None
                 else float(getattr(gradient, "data", gradient)))
+        from toygrad.autograd.engine import run_backward  # chapter 4's
+
         run_backward(self._grad_node(), grad, retain_graph=bool(retain_graph))
 
     def _add_grad(self, grad):

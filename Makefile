@@ -15,7 +15,7 @@ HTML := _build/html
 # them all. Cells raise on error (see _config.yml), so a failing cell fails the build too.
 JB_STRICT := -W -n --keep-going
 
-.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check binder-test binder-check lock clean help
+.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check student grade instructor-check binder-test binder-check lock clean help
 
 help:
 	@echo "make book        set up and build the website into $(HTML)"
@@ -24,6 +24,9 @@ help:
 	@echo "make site-check  check the built site in headless Chromium"
 	@echo "make pdf         the book as two PDFs in _build/pdf, instructor and student (after make book)"
 	@echo "make pdf-check   build the PDFs if the site is newer, then check them"
+	@echo "make student     the student edition in _build/student: tasks as stubs, no solutions"
+	@echo "make grade SUBMISSION=path [CHAPTER=N]  score a student's folder, task by task"
+	@echo "make instructor-check  chapters stand alone, the student edition, the grader"
 	@echo "make binder-test run every chapter as on Binder (1 CPU, time and memory budgets)"
 	@echo "make binder-check JupyterLab (repo2docker's version) with chapter 4 open, in Chromium"
 	@echo "make lock        regenerate requirements.txt from requirements.in"
@@ -33,7 +36,7 @@ book: setup system-book build
 	@echo
 	@echo "The book is built. Open: file://$(CURDIR)/$(HTML)/index.html"
 
-test: setup system-test unit build-all site-check pdf-check binder-test binder-check
+test: setup system-test unit instructor-check build-all site-check pdf-check binder-test binder-check
 	@echo "All checks passed."
 
 setup: $(STAMP)
@@ -51,7 +54,7 @@ system-test:
 	@scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
 
 unit: setup
-	$(BIN)/python -m pytest -m "not site and not binder and not pdf" -q
+	$(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
@@ -91,6 +94,23 @@ pdf: setup system-test
 # Builds the PDFs first if they are older than the site, then reads them back (tests/test_pdf.py).
 pdf-check: setup system-test
 	$(BIN)/python -m pytest -m pdf -q tests/test_pdf.py
+
+# The student edition (scripts/student_edition.py): every task of tests/tasks.py a stub that
+# names it, the chapters without solutions, the tests, a README for students.
+student: setup
+	$(BIN)/python scripts/student_edition.py _build/student
+
+# A student's folder graded with the book's task tests, on its own code, in a fresh process:
+# a table per task, "total: N / M points", and _build/grades/<folder>.json and .csv.
+grade: setup
+	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=path [CHAPTER=N]" >&2; exit 2; }
+	$(BIN)/python scripts/grade.py "$(SUBMISSION)" $(if $(CHAPTER),--chapter $(CHAPTER))
+
+# Chapters stand alone (the package cut after each chapter passes its tests), the student
+# edition leaks no solution and fails every task with its own message, the grader scores
+# the reference, the edition and a wrong submission as it should.
+instructor-check: setup
+	$(BIN)/python -m pytest -m instructor -q tests/test_student_edition.py
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
 # .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then

@@ -9,10 +9,14 @@ imports: the repository's own, or a submission's (``PYTHONPATH=.../code``, which
 """
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 
+import pytest
+
 from chapters import LAST, files_up_to
+from tasks import TASKS
 
 _PYTESTMARK = re.compile(r"^pytestmark = (\[.*?\]|.*?)$", re.M | re.S)
 
@@ -37,3 +41,20 @@ def pytest_ignore_collect(collection_path, config):
     missing = [name for name in files_up_to(_chapter(collection_path))
                if not (package / name).exists()]
     return True if missing else None
+
+
+def pytest_configure(config):
+    # These tests test the toygrad beside them (this folder's code/), or one named on
+    # PYTHONPATH on purpose; never, silently, another one that happens to be installed.
+    beside = Path(__file__).resolve().parents[1] / "code" / "toygrad"
+    package = _package()
+    chosen = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if (package is not None and beside.exists() and package.resolve() != beside
+            and str(package.parent) not in chosen):
+        raise pytest.UsageError(
+            f"these tests would test the toygrad in {package}, not the one beside them "
+            f"in {beside}: install this folder (pip install -e .) or run with "
+            f"PYTHONPATH={beside.parent}")
+    # One marker per task (pytest -m task4_1), from the one table of tasks.
+    for task in TASKS:
+        config.addinivalue_line("markers", f"{task.marker}: task {task.id}, {task.title}")

@@ -47,3 +47,107 @@ def test_a_package_cut_after_a_chapter_imports_and_passes_that_chapter_s_tests(
                   "tests"], code)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert " passed" in result.stdout.splitlines()[-1]
+
+
+# The student edition and the grader.
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import grade  # noqa: E402
+import student_edition  # noqa: E402
+from tasks import BY_ID, TASKS  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    return student_edition.build(tmp_path_factory.mktemp("student") / "student")
+
+
+def submission(folder, change=None):
+    """A copy of the reference code as a submission; ``change(path, text)`` edits a file."""
+    shutil.copytree(ROOT / "code" / "toygrad", folder / "code" / "toygrad",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    if change:
+        for path in (folder / "code" / "toygrad").rglob("*.py"):
+            path.write_text(change(path, path.read_text()))
+    return folder
+
+
+def failing(rows):
+    return {row["task"]: row["why"] for row in rows if row["points"] < row["max_points"]}
+
+
+def test_the_reference_earns_every_point(tmp_path):
+    rows = grade.grade(submission(tmp_path / "reference"), out=tmp_path / "grades")
+    assert failing(rows) == {}
+    assert all(row["tests"] >= 1 for row in rows)
+    saved = (tmp_path / "grades" / "reference.json").read_text()
+    assert '"total": %d' % sum(task.points for task in TASKS) in saved
+
+
+def test_the_student_edition_fails_every_task_with_that_task_s_message(edition, tmp_path):
+    rows = grade.grade(edition, out=tmp_path)
+    assert set(failing(rows)) == {task.id for task in TASKS}
+    for row in rows:
+        assert row["points"] == 0 and row["passed"] == 0
+        assert f"NotImplementedError: Task {row['task']} " in row["why"]
+    csv = (tmp_path / "student.csv").read_text()
+    assert csv.count("\n") == len(TASKS) + 1
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[task.id for task in TASKS])
+def test_a_stub_fails_its_task_and_the_tasks_that_depend_on_it_only(task, tmp_path):
+    def stub_one(path, text):
+        if str(path.relative_to(path.parents[len(task.path.split("/")) - 1])) == task.path:
+            return student_edition.stubbed(text, [task])
+        return text
+
+    rows = grade.grade(submission(tmp_path / "one-stub", stub_one), out=tmp_path)
+    dependents = {other.id for other in TASKS if task.id in other.depends}
+    assert set(failing(rows)) == {task.id} | dependents
+    for failed, why in failing(rows).items():
+        assert f"Task {task.id} " in why, (failed, why)
+
+
+def test_an_engine_that_overwrites_instead_of_accumulating_loses_that_task_only(tmp_path):
+    def overwrite(path, text):
+        if path.name == "graph.py":
+            changed = text.replace("variable._add_grad(grad)", "variable._new_grad(grad)")
+            assert changed != text
+            return changed
+        return text
+
+    rows = grade.grade(submission(tmp_path / "overwrites", overwrite), out=tmp_path)
+    assert set(failing(rows)) == {"4.2"}
+    total = sum(row["points"] for row in rows)
+    assert total == sum(task.points for task in TASKS) - BY_ID["4.2"].points
+
+
+def test_grading_refuses_a_folder_without_code(tmp_path):
+    with pytest.raises(SystemExit, match="no code/toygrad"):
+        grade.grade(tmp_path)
+
+
+def test_no_solution_reaches_the_student_edition(edition):
+    assert student_edition.leaks(edition) == []
+    lines = student_edition.solution_lines()
+    assert len(lines) > 100  # task bodies and exercise solutions, beyond doubt
+    # The check would see one copied line, in code or in a chapter.
+    engine_line = next(line for line in lines if "heapq" in line or "received" in line)
+    readme = edition / "README.md"
+    original = readme.read_text()
+    try:
+        readme.write_text(original + "\n    " + engine_line + "\n")
+        assert student_edition.leaks(edition) == [("README.md", engine_line)]
+    finally:
+        readme.write_text(original)
+
+
+def test_the_student_edition_keeps_the_exercises_and_drops_the_solutions(edition):
+    for page in (ROOT / "chapters").glob("ch*.md"):
+        theirs = (edition / "chapters" / page.name).read_text()
+        ours = page.read_text()
+        assert theirs.count(":::{exercise}") == ours.count(":::{exercise}") > 0
+        assert "solution-start" not in theirs and "solution-start" in ours
+        number = int(page.name[2:4])
+        for task in (t for t in TASKS if t.chapter == number):
+            assert f"pytest -m {task.marker}" in theirs

@@ -22,6 +22,7 @@ from toygrad.tensor import MaxResult, Tensor
 __all__ = ["canonical_dim", "canonical_dims", "check_dtype"]  # re-exported
 
 
+# Task 5.1: broadcasting's gradient is a sum
 def unbroadcast(grad, shape):
     """Sum ``grad`` down to ``shape``: undo the broadcasting of a forward.
 
@@ -1287,6 +1288,7 @@ class Mm(Function):
         ctx.column_major = _column_major(a.data), _column_major(b.data)
         return Tensor(a.data @ b.data)
 
+    # Task 5.2: the two gradients of a matrix product
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors

@@ -30,6 +30,7 @@ def short_name(node):
     return node.name().rsplit("::", 1)[-1]
 
 
+# Task 7.1: one walker for both engines
 def walk(output):
     """Every node reachable from ``output.grad_fn``, once each, depth first.
 
@@ -55,6 +56,7 @@ def _shape(var):
     return tuple(int(n) for n in shape)
 
 
+# Task 7.2: a graph as comparable data
 def graph_structure(output):
     """The graph behind ``output`` (toygrad or PyTorch) as comparable data.
 

@@ -23,6 +23,7 @@ import collections
 import heapq
 
 
+# Task 4.1: the engine's loop: every node once, newest first
 def execute(root, grad, retain_graph=False, input_nr=0):
     """Run backward from ``root``, the node that made the output.
 

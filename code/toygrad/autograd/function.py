@@ -53,6 +53,7 @@ class SavedTensor:
             self.tensor = tensor
             self.output_nr = None
 
+    # Task 6.1: a saved tensor refuses to be used after an in-place change
     def unpack(self, node):
         tensor = self.tensor
         counter = tensor._version_counter  # tensor._version, inlined: hot
@@ -167,6 +168,7 @@ class BackwardFunction(Node):
             self._saved = _RELEASED
 
 
+# Task 6.2: a gradient of the wrong shape is summed down, or refused
 def _conform(node, index, grad, meta):
     """Reduce or cast a gradient to its input's shape and dtype, or raise."""
     shape, dtype = meta

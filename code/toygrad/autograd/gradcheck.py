@@ -33,6 +33,7 @@ def _set_at(obj, index, value):
         obj.data[np.unravel_index(index, tuple(obj.data.shape))] = value
 
 
+# Task 2.1: a numerical Jacobian by central differences
 def numerical_jacobian(func, inputs, eps=1e-6):
     """d output / d input by central differences.
 
@@ -58,6 +59,7 @@ def numerical_jacobian(func, inputs, eps=1e-6):
     return jacobians
 
 
+# Task 2.2: the Jacobian that backward computes, one row per backward
 def analytical_jacobian(func, inputs):
     """d output / d input as the engine's ``backward`` computes it.
 

@@ -73,6 +73,7 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
 
+    # Task 4.2: a leaf accumulates its gradients
     def apply(self, grad):
         variable = self.variable
         if variable.grad is None:

@@ -19,6 +19,7 @@ def conv2d_forward(x, w, b):
     return correlate2d(x, w, mode="valid") + b
 
 
+# Task 8.1: the fixed ScipyConv2d's backward
 def conv2d_backward(grad, x, w):
     """The gradients of ``conv2d_forward`` for ``x``, ``w`` and ``b``.
 
@@ -46,6 +47,7 @@ def conv2d_batched_forward(x, w, b):
     return out
 
 
+# Task 8.2: convolution's backward for batches and channels
 def conv2d_batched_backward(grad, x, w):
     """The gradients of ``conv2d_batched_forward`` for ``x``, ``w``, ``b``."""
     n, c_in = x.shape[:2]

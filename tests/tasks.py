@@ -1,0 +1,72 @@
+"""The tasks: the parts of toygrad a student builds, chapter by chapter.
+
+Each task is one function or method of ``code/toygrad``, marked in the source by a comment
+line ``# Task N.K: title`` just above its ``def``. Its tests carry the marker ``taskN_K``
+(``pytest -m task4_1``) and live in ``tests/test_tasks_chNN.py``. ``make student`` replaces
+each task's body by a stub that raises ``NotImplementedError`` naming the task
+(``scripts/student_edition.py``); ``make grade`` runs the task tests on a student's folder
+and scores them (``scripts/grade.py``).
+
+``depends`` lists the tasks whose code a task's tests also run: while one of those is a stub,
+the task's tests fail too. ``tests/test_student_edition.py`` checks the list both ways, by
+stubbing one task at a time.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str  # "4.1"
+    title: str
+    path: str  # the file, under code/
+    qualname: str  # the function or method in it
+    section: str  # the chapter's section that builds it (a label)
+    points: int = 10
+    depends: tuple = ()
+
+    @property
+    def chapter(self):
+        return int(self.id.split(".")[0])
+
+    @property
+    def marker(self):
+        return "task" + self.id.replace(".", "_")
+
+    def message(self):
+        """What the stub raises: which task, and where the book builds it."""
+        return (f"Task {self.id} ({self.title}) is not done yet: see chapter "
+                f"{self.chapter}, section {self.section}")
+
+
+TASKS = [
+    Task("2.1", "a numerical Jacobian by central differences",
+         "toygrad/autograd/gradcheck.py", "numerical_jacobian", "ch02-gradcheck"),
+    Task("2.2", "the Jacobian that backward computes, one row per backward",
+         "toygrad/autograd/gradcheck.py", "analytical_jacobian", "ch02-gradcheck"),
+    Task("3.1", "an operation records its node", "toygrad/scalar.py", "Value._binary",
+         "ch03-operation"),
+    Task("3.2", "the local derivatives of a product", "toygrad/scalar.py",
+         "MulBackward0.apply", "ch03-operation"),
+    Task("4.1", "the engine's loop: every node once, newest first",
+         "toygrad/autograd/engine.py", "execute", "ch04-engine", depends=("3.2", "4.2")),
+    Task("4.2", "a leaf accumulates its gradients", "toygrad/autograd/graph.py",
+         "AccumulateGrad.apply", "ch04-overwrite"),
+    Task("5.1", "broadcasting's gradient is a sum", "toygrad/ops.py", "unbroadcast",
+         "ch05-broadcasting"),
+    Task("5.2", "the two gradients of a matrix product", "toygrad/ops.py", "Mm.backward",
+         "ch05-matmul", depends=("6.1",)),
+    Task("6.1", "a saved tensor refuses to be used after an in-place change",
+         "toygrad/autograd/function.py", "SavedTensor.unpack", "ch06-ctx"),
+    Task("6.2", "a gradient of the wrong shape is summed down, or refused",
+         "toygrad/autograd/function.py", "_conform", "ch06-errors", depends=("5.1",)),
+    Task("7.1", "one walker for both engines", "toygrad/viz.py", "walk", "ch07-walker"),
+    Task("7.2", "a graph as comparable data", "toygrad/viz.py", "graph_structure",
+         "ch07-walker", depends=("7.1",)),
+    Task("8.1", "the fixed ScipyConv2d's backward", "toygrad/examples/scipy_conv.py",
+         "conv2d_backward", "ch08-fixed"),
+    Task("8.2", "convolution's backward for batches and channels",
+         "toygrad/examples/scipy_conv.py", "conv2d_batched_backward", "ch08-batched"),
+]
+
+BY_ID = {task.id: task for task in TASKS}

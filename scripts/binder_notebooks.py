@@ -51,7 +51,7 @@ COLLAPSED = "jp-MarkdownHeadingCollapsed"
 
 
 def toc_chapters(root):
-    """[(path relative to root, chapter number or None)] in the book's order."""
+    """[(path relative to root, chapter number, or the caption of an unnumbered part)]."""
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     chapters, number = [], 0
     for part in toc.get("parts", []):
@@ -60,7 +60,7 @@ def toc_chapters(root):
                 number += 1
                 chapters.append((entry["file"] + ".md", number))
             else:
-                chapters.append((entry["file"] + ".md", None))
+                chapters.append((entry["file"] + ".md", part.get("caption", "Appendix")))
     return chapters
 
 
@@ -163,7 +163,7 @@ class Labels:
         shown = explicit or title
         if stem == current_stem:
             return f"*{shown}*"
-        where = f"chapter {number}" if number else "the appendix"
+        where = f"chapter {number}" if isinstance(number, int) else number
         if is_chapter and not explicit:
             return f"[{where}, *{title}*]({stem}.ipynb)"
         return f"*{shown}* ([{where}]({stem}.ipynb))"
@@ -232,7 +232,8 @@ class Converter:
 
     def preamble(self):
         macros = "".join(mathjax_macros(self.root))
-        where = f"Chapter {self.number}" if self.number else "The appendix"
+        where = (f"Chapter {self.number}" if isinstance(self.number, int)
+                 else f"{self.number}: a page")
         return (
             (f"${macros}$\n\n" if macros else "")
             + f"> **{where} of the book, as a live notebook.** Made from `{self.relpath}` "

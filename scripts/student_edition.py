@@ -128,15 +128,12 @@ def test_files():
 def without_solutions(text, chapter_tasks):
     text = SOLUTION.sub("", text)
     if chapter_tasks:
-        note = "\n".join(f"- **Task {task.id}**: {task.title} (`{task.qualname}` in "
-                         f"`code/{task.path}`; check it with `pytest -m {task.marker}`)"
-                         for task in chapter_tasks)
-        admonition = (":::{admonition} Your tasks in this chapter\n"
-                      f"{note}\n\nCells that call a task you have not done yet raise its "
-                      "`NotImplementedError`.\n:::\n")
-        # After the page's title (its H1 and the label above it).
-        title = re.search(r"^# .+\n", text, re.M)
-        text = text[:title.end()] + "\n" + admonition + text[title.end():]
+        # The chapter names its tasks already; a student also needs to know what the stubs do.
+        note = (":::{note}\nIn this edition the functions of this chapter's tasks are stubs: "
+                "until you write them, cells that call them raise `NotImplementedError`, "
+                "naming the task.\n:::\n")
+        title = re.search(r"^# .+\n", text, re.M)  # after the page's title
+        text = text[:title.end()] + "\n" + note + text[title.end():]
     return text
 
 

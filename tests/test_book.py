@@ -95,3 +95,17 @@ def test_code_fits_the_page():
     for path in sorted((ROOT / "code" / "toygrad").rglob("*.py")):
         too_wide += [(path.name, line) for line in path.read_text().splitlines() if len(line) > PAGE_WIDTH]
     assert too_wide == []
+
+
+def test_each_building_chapter_names_its_tasks():
+    # The book's pages and the table of tasks (tests/tasks.py) say the same.
+    from tasks import TASKS
+
+    for page in CHAPTERS:
+        text = page.read_text()
+        number = int(page.name[2:4])
+        named = set(re.findall(r"\*\*Task (\d\.\d)\*\*", text))
+        assert named == {task.id for task in TASKS if task.chapter == number}, page.name
+        for task in (task for task in TASKS if task.chapter == number):
+            assert f"**Task {task.id}**, {task.title}: `{task.qualname}`" in text
+            assert f"`pytest -m {task.marker}`" in text and f"{{ref}}`{task.section}`" in text

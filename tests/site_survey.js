@@ -86,6 +86,22 @@ function cutOff(article) {
   return cut;
 }
 
+function overflow(article, width) {
+  // How far the page reaches beyond the screen's width. Measured against the device's
+  // width, not the window's: a phone widens its layout to fit content that overflows.
+  let right = document.documentElement.scrollWidth;
+  for (const element of article.querySelectorAll("*")) {
+    let scrolled = false;  // inside a box that scrolls or clips: it cannot widen the page
+    for (let box = element.parentElement; box && box !== article; box = box.parentElement) {
+      if (getComputedStyle(box).overflowX !== "visible") { scrolled = true; break; }
+    }
+    if (!scrolled && visible(element)) {
+      right = Math.max(right, element.getBoundingClientRect().right + window.scrollX);
+    }
+  }
+  return Math.round(right - width);
+}
+
 async function textSizes(image) {
   // The rendered size of every text in an SVG image: the SVG is drawn off-screen at the
   // image's rendered size, and each text's font size is scaled by its transformation.
@@ -192,7 +208,7 @@ async function survey(options) {
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
   return {
     mobile: options.mobile,
-    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    overflow: overflow(article, options.width),
     cut: cutOff(article),
     figures: await figures(article),
     captions: captions(article),

@@ -273,7 +273,7 @@ def survey(request, survey_browser, site_url, surveys):
             driver.execute_script(_axe_source())
         surveys[page, view] = driver.execute_async_script(
             SURVEY_SCRIPT + "\nsurvey(arguments[0]).then(arguments[arguments.length - 1]);",
-            {"mobile": mobile})
+            {"mobile": mobile, "width": width})
     return surveys[page, view]
 
 

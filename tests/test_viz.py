@@ -149,3 +149,20 @@ def test_stepper_on_tensors():
     assert [name for name, _, _ in steps.steps] == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
     np.testing.assert_allclose(steps.steps[-1][1][0].data, 2 * np.ones((2, 2)))
 
+
+
+def test_stepper_shows_waiting_ready_and_done_nodes_and_the_gradients_edges_carried():
+    x = Value(2.0, requires_grad=True)
+    u = x * x
+    steps = viz.stepper(u * u + u, {"x": x})
+    captions = [caption for _, caption in steps.frames]
+    # u's node runs once, with the sum of the three gradients it received
+    assert captions[3] == "Step 3: MulBackward0 ran with gradient 1 + 4 + 4 = 9 and sent 18, 18."
+    after_add, after_square = (svg.decode() for svg, _ in steps.frames[1:3])
+    assert "(1 of 3 gradients)" in after_add  # u's node still waits
+    assert f'fill="{viz.STATES["ready"]}"' in after_square and "(1 of 3" not in after_square
+    assert "\u2190 4" in after_square  # the gradient each edge carried, in red
+    final = steps.frames[-1][0].decode()
+    assert final.count(f'fill="{viz.STATES["done"]}"') == 3
+    assert final.count(f'fill="{viz.STATES["ran"]}"') == 1
+    assert ".grad = 36" in final and x.grad is None

@@ -8,6 +8,7 @@ gradient light blue, saved tensors orange, the output light green.
 """
 
 import base64
+import contextlib
 import html
 import itertools
 import json
@@ -100,7 +101,7 @@ def _is_custom(node):
 
 
 def make_dot(output, params=None, show_saved=False, highlight=(),
-             labels=None, running=None):
+             labels=None, running=None, fills=None, edge_labels=None):
     """The graph behind a toygrad ``output`` as a ``graphviz.Digraph``.
 
     Args:
@@ -111,9 +112,14 @@ def make_dot(output, params=None, show_saved=False, highlight=(),
         highlight: nodes to outline in red (differences, say).
         labels: optional ``{node: text}`` replacing a node's label.
         running: a node to fill in yellow (the one a backward step ran).
+        fills: optional ``{node: colour}`` for backward nodes.
+        edge_labels: optional ``{(node, i): text}`` for the edge from the
+            node's ``i``-th entry of ``next_functions`` to the node, drawn
+            in red (a gradient travelling against the arrow).
     """
     names = {id(leaf): name for name, leaf in (params or {}).items()}
-    labels = labels or {}
+    labels, fills = labels or {}, fills or {}
+    edge_labels = edge_labels or {}
     highlight = set(highlight)
 
     def label(var, name=None):
@@ -125,7 +131,7 @@ def make_dot(output, params=None, show_saved=False, highlight=(),
     if nodes:
         dot.edge(str(id(nodes[0])), str(id(output)))
     for fn in nodes:
-        attrs = {}
+        attrs = {"fillcolor": fills[fn]} if fn in fills else {}
         if fn in highlight:
             attrs.update(color="red", penwidth="3", fillcolor="lightgrey")
         if fn is running:
@@ -142,9 +148,16 @@ def make_dot(output, params=None, show_saved=False, highlight=(),
                         else label(saved, "saved"))
                 dot.node(key, text, fillcolor="orange")
                 dot.edge(key, str(id(fn)), dir="none")
-        for next_fn, _ in fn.next_functions:
-            if next_fn is not None:
+        for i, (next_fn, _) in enumerate(fn.next_functions):
+            if next_fn is None:
+                continue
+            carried = edge_labels.get((fn, i))
+            if carried is None:
                 dot.edge(str(id(next_fn)), str(id(fn)))
+            else:
+                dot.edge(str(id(next_fn)), str(id(fn)),
+                         label=f" \u2190 {carried}", fontcolor="red",
+                         color="red", fontsize="10", fontname="monospace")
     # As torchviz does: let large graphs grow, about 0.3 inch per node.
     size = max(12, 0.3 * len(nodes))
     dot.graph_attr.update(size=f"{size},{size}")
@@ -243,6 +256,24 @@ def side_by_side(ours, theirs, params=None, torch_params=None, title=""):
     return SideBySide(ours, theirs, params, torch_params, title)
 
 
+def _sum_text(grads):
+    """The gradients a node received: ``4``, or ``1 + 4 + 4 = 9``."""
+    if len(grads) == 1:
+        return _format(grads[0])
+    total = grads[0]
+    for grad in grads[1:]:
+        total = total + grad
+    return " + ".join(_format(g) for g in grads) + f" = {_format(total)}"
+
+
+def _no_grad(output):
+    """Grad mode off for a tensor's pass (scalars have no grad mode)."""
+    if isinstance(output.data, float):
+        return contextlib.nullcontext()
+    from toygrad.autograd.grad_mode import no_grad
+    return no_grad()
+
+
 def _format(value):
     data = getattr(value, "data", value)
     if np.ndim(data) == 0:
@@ -250,13 +281,24 @@ def _format(value):
     return np.array2string(np.asarray(data), precision=3, separator=", ")
 
 
+# What a node is doing at a step of the stepper, and its colour.
+STATES = {"ran": "#ffd700", "ready": "#98fb98", "waiting": "#ffffff",
+          "done": "#d9d9d9"}  # gold, pale green, white, light grey
+LEGEND = ("Gold: the node that just ran. Green: ready, every gradient meant "
+          "for it has arrived. White: still waiting for gradients. Grey: "
+          "done. In red, beside each edge, the gradient that travelled along "
+          "it, against the arrow.")
+
+
 class Stepper:
     """A toygrad backward pass, one picture per node it runs.
 
-    Each frame shows the node that just ran (gold) and, under every node, the
-    sum of the gradients it has received so far; leaves show their ``.grad``.
-    In a web page the frames are stepped with buttons or a slider, in plain
-    HTML and JavaScript, with no kernel.
+    Each frame shows every node in one of four states (see ``STATES``),
+    under each node the gradients it has received so far (added up where a
+    value was used more than once), and on each edge the gradient it
+    carried; leaves show their ``.grad``. In a web page the frames are
+    stepped with buttons or a slider, in plain HTML and JavaScript, with no
+    kernel.
     """
 
     def __init__(self, output, params=None):
@@ -267,42 +309,66 @@ class Stepper:
         kept = [leaf.grad for leaf in leaves]  # restored afterwards
         for leaf in leaves:
             leaf.grad = None
-        received = {nodes[0]: 1.0}
-        self.frames, self.steps = [], []
-        self._picture(output, params, received, None,
-                      "Start: the gradient of the output itself is 1.")
+        # How many gradients each node waits for: one per edge into it.
+        self.expected = dict.fromkeys(nodes, 0)
+        self.expected[nodes[0]] = 1  # the output's own gradient
+        for node in nodes:
+            for next_node, _ in node.next_functions:
+                if next_node is not None:
+                    self.expected[next_node] += 1
         data = output.data  # the output's own gradient: ones of its shape
-        if isinstance(data, float):
-            seed = 1.0
-        else:
-            seed = type(output)(np.ones_like(data))
-        for node, grads_in, grads_out in execute(nodes[0], seed,
-                                                 retain_graph=True):
-            for (next_node, _), grad in zip(node.next_functions, grads_out):
-                if next_node is not None and grad is not None:
-                    before = received.get(next_node)
-                    received[next_node] = (grad if before is None
-                                           else before + grad)
-            self.steps.append((short_name(node), grads_in, grads_out))
-            sent = ", ".join(_format(g) for g in grads_out if g is not None)
-            caption = (f"Step {len(self.steps)}: {short_name(node)} ran with "
-                       f"gradient {_format(grads_in[0])}"
-                       + (f" and sent {sent}." if sent else "."))
-            self._picture(output, params, received, node, caption)
+        seed = 1.0 if isinstance(data, float) else type(output)(
+            np.ones_like(data))
+        received = {nodes[0]: [seed]}  # the gradients each node has received
+        carried, done = {}, []
+        self.frames, self.steps = [], []
+        self._picture(output, params, received, carried, done,
+                      "Start: the gradient of the output itself is 1.")
+        with _no_grad(output):  # as in backward: the pass is not recorded
+            for node, grads_in, grads_out in execute(nodes[0], seed,
+                                                     retain_graph=True):
+                for i, ((next_node, _), grad) in enumerate(
+                        zip(node.next_functions, grads_out)):
+                    if next_node is not None and grad is not None:
+                        received.setdefault(next_node, []).append(grad)
+                        carried[node, i] = _format(grad)
+                done.append(node)
+                self.steps.append((short_name(node), grads_in, grads_out))
+                sent = ", ".join(_format(g) for g in grads_out
+                                 if g is not None)
+                total = _sum_text(received[node])
+                caption = (f"Step {len(self.steps)}: {short_name(node)} ran "
+                           f"with gradient {total}"
+                           + (f" and sent {sent}." if sent else "."))
+                self._picture(output, params, received, carried, done,
+                              caption)
         for leaf, grad in zip(leaves, kept):
             leaf.grad = grad
 
-    def _picture(self, output, params, received, running, caption):
-        labels = {}
+    def _picture(self, output, params, received, carried, done, caption):
+        labels, fills = {}, {}
         for node in walk(output):
+            got = received.get(node, [])
+            if done and node is done[-1]:
+                state = "ran"
+            elif node in done:
+                state = "done"
+            elif len(got) == self.expected[node]:
+                state = "ready"
+            else:
+                state = "waiting"
+            fills[node] = STATES[state]
             text = short_name(node)
-            if node in received:
-                text += f"\ngrad {_format(received[node])}"
+            if got:
+                text += f"\ngrad {_sum_text(got)}"
+            if state == "waiting":
+                text += f"\n({len(got)} of {self.expected[node]} gradients)"
             variable = getattr(node, "variable", None)
             if variable is not None and variable.grad is not None:
                 text += f"\n.grad = {_format(variable.grad)}"
             labels[node] = text
-        dot = make_dot(output, params, labels=labels, running=running)
+        dot = make_dot(output, params, labels=labels, fills=fills,
+                       edge_labels=dict(carried))
         self.frames.append((dot.pipe(format="svg"), caption))
 
     def _repr_html_(self):
@@ -328,7 +394,8 @@ class Stepper:
  style="height:24px;flex:1 1 8em;max-width:16em">
 <button type="button" class="stepper-next">next &#9654;</button>
 <span class="stepper-position" aria-live="polite">step 0 of {last}</span>
-</div>{frames}</div>
+</div><p class="stepper-legend" style="font-size:0.9em">{LEGEND}</p>
+{frames}</div>
 <script>
 (function () {{
   const root = document.getElementById("{uid}");

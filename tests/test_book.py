@@ -80,7 +80,27 @@ def test_appendix_anatomy(path):
     prefix = path.stem.replace("_", "-")  # appendix-support
     labels = re.findall(r"^\((.+?)\)=$", text, flags=re.M) + re.findall(r"^:label: (\S+)", text, flags=re.M)
     assert labels and all(label == prefix or label.startswith(f"{prefix}-") for label in labels), labels
-    assert re.search(r"^## Summary", text, flags=re.M)
+    if path.stem != "appendix_glossary":  # a list of definitions, not a text to sum up
+        assert re.search(r"^## Summary", text, flags=re.M)
+
+
+GLOSSARY = ROOT / "chapters" / "appendix_glossary.md"
+
+
+def glossary_terms():
+    block = re.search(r"^```\{glossary\}\n(.*?)^```", GLOSSARY.read_text(), flags=re.M | re.S)[1]
+    return re.findall(r"^(\S.*)$", block, flags=re.M)
+
+
+def test_every_glossary_term_is_linked_from_a_chapter():
+    terms = glossary_terms()
+    assert len(terms) >= 25
+    linked = set()
+    for path in CHAPTERS:
+        for role in re.findall(r"\{term\}`([^`]+)`", path.read_text()):
+            target = re.search(r"<([^>]+)>$", role)
+            linked.add((target[1] if target else role).strip().lower())
+    assert [term for term in terms if term.lower() not in linked] == []
 
 
 PAGE_WIDTH = 79  # characters a code box on the website shows without scrolling
@@ -109,3 +129,27 @@ def test_each_building_chapter_names_its_tasks():
         for task in (task for task in TASKS if task.chapter == number):
             assert f"**Task {task.id}**, {task.title}: `{task.qualname}`" in text
             assert f"`pytest -m {task.marker}`" in text and f"{{ref}}`{task.section}`" in text
+
+
+TIME = re.compile(r"^\*\*Time to learn:\*\* about (\d+) minutes: (\d+) to read, (\d+) for the "
+                  r"exercises(?: and tasks)?\.$", flags=re.M)
+
+
+def test_time_to_learn_counts_reading_exercises_and_tasks():
+    # Honest estimates: reading at no more than 200 words a minute, at least 5 minutes an
+    # exercise and 10 a task; the intro gives the total.
+    from tasks import TASKS
+
+    total = 0
+    for path in CHAPTERS:
+        text = path.read_text()
+        minutes, reading, doing = map(int, TIME.search(text).groups())
+        assert minutes == reading + doing, path.name
+        prose = re.sub(r"```.*?```", "", text.split("---\n", 2)[2], flags=re.S)
+        assert reading >= len(re.findall(r"\w+", prose)) / 200, path.name
+        exercises = len(re.findall(r"^:::\{exercise\}", text, flags=re.M))
+        tasks = sum(task.chapter == int(path.name[2:4]) for task in TASKS)
+        assert doing >= 5 * exercises + 10 * tasks, path.name
+        total += minutes
+    hours = re.search(r"about (\d+) hours", (ROOT / "intro.md").read_text())
+    assert hours and int(hours[1]) == round(total / 60)

@@ -41,8 +41,8 @@ HTML = ROOT / "_build" / "html"
 OUT = ROOT / "_build" / "pdf"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-# The site check's flags: without the background-networking ones Chromium tries to reach
-# Google's hosts, which this machine's closed network refuses.
+# Without the background-networking flags Chromium tries to reach Google's hosts, which this
+# machine's closed network refuses. tests/test_site.py uses the same.
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",

@@ -29,28 +29,15 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from book_pdf import toc_pages  # noqa: E402  (the pages in _toc.yml, root first)
+# The pages in _toc.yml, root first, and Chromium with the flags this closed network needs:
+# shared with the PDF's script.
+from book_pdf import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, toc_pages  # noqa: E402
 # BOOK_HTML points the check at another build (an older one, to see what it catches).
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-
 pytestmark = [
     pytest.mark.site,
     pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
                        reason="the site check needs Debian's chromium and chromium-driver"),
-]
-# Without the background-networking flags Chromium tries to reach Google's hosts, which this
-# machine's closed network refuses.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1280,900",
 ]
 
 
@@ -80,15 +67,20 @@ def site_url():
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
+    driver = chromium(tmp_path_factory.mktemp("chromium-profile"))
+    yield driver
+    driver.quit()
+
+
+def chromium(profile):
+    """Headless Chromium with its own profile, keeping the console log."""
     options = Options()
     options.binary_location = CHROMIUM
     for flag in CHROMIUM_FLAGS:
         options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.add_argument(f"--user-data-dir={profile}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    yield driver
-    driver.quit()
+    return webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
 
 
 @pytest.fixture
@@ -232,12 +224,7 @@ SURVEY_SCRIPT = (Path(__file__).with_name("site_survey.js")).read_text()
 
 @pytest.fixture(scope="module")
 def survey_browser(tmp_path_factory):
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-survey')}")
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver = chromium(tmp_path_factory.mktemp("chromium-survey"))
     driver.set_script_timeout(120)
     yield driver
     driver.quit()

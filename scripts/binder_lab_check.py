@@ -29,12 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import binder_sim  # noqa: E402
+import chromium as headless  # noqa: E402  (scripts/chromium.py)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         "--window-size=1400,1000"]
 
 
 def expected_lab_version():
@@ -75,18 +71,10 @@ def check_contents(base, token):
 
 
 def check_browser(base, token):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={binder_sim.SIM / 'chromium-profile'}")
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver = headless.start(binder_sim.SIM / "chromium-profile", window="1400,1000")
     try:
         driver.get(f"{base}/lab/tree/notebooks/ch04_backward.ipynb?token={token}")
         wait = WebDriverWait(driver, 120)

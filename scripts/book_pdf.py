@@ -36,23 +36,11 @@ import yaml
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
 
+import chromium as headless  # scripts/chromium.py
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 OUT = ROOT / "_build" / "pdf"
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-# Without the background-networking flags Chromium tries to reach Google's hosts, which this
-# machine's closed network refuses. tests/test_site.py uses the same.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1280,900",
-]
 # The instructor edition prints every solution open; the student edition has none.
 EDITIONS = ("instructor", "student")
 
@@ -167,17 +155,8 @@ def serve(directory):
 @contextlib.contextmanager
 def chromium():
     """Headless Chromium driven by selenium, with a throw-away profile."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
     with tempfile.TemporaryDirectory(prefix="book-pdf-chromium-") as profile:
-        options = Options()
-        options.binary_location = CHROMIUM
-        for flag in CHROMIUM_FLAGS:
-            options.add_argument(flag)
-        options.add_argument(f"--user-data-dir={profile}")
-        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        driver = headless.start(profile)
         try:
             # Light mode whatever the system prefers, from the first paint on.
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {

@@ -3,6 +3,7 @@ in the table of contents, with one title, chapter-prefixed labels and the page a
 instructors rely on (objectives, prerequisites, time, exercises with solutions, summary)."""
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,18 +18,11 @@ APPENDICES = sorted((ROOT / "chapters").glob("appendix_*.md"))
 
 
 def toc_files():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = []
+    """The pages _toc.yml lists after the front page (the walk of scripts/book_pdf.py)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from book_pdf import toc_pages
 
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters", []))
-    return files
+    return toc_pages()[1:]
 
 
 def test_toygrad_is_the_package_in_code():

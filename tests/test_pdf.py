@@ -32,7 +32,7 @@ import book_pdf  # noqa: E402
 pytestmark = [
     pytest.mark.pdf,
     pytest.mark.skipif(
-        not (Path(book_pdf.CHROMIUM).exists() and Path(book_pdf.CHROMEDRIVER).exists()),
+        not book_pdf.headless.available(),
         reason="the PDFs need Debian's chromium and chromium-driver"),
 ]
 

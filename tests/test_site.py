@@ -20,23 +20,19 @@ import pytest
 # Browser-only tests: where selenium or Chromium is absent (a Binder terminal, where
 # students run `pytest -m chNN`), this module skips instead of failing at collection.
 pytest.importorskip("selenium", reason="the site check needs selenium (make test installs it)")
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-# The pages in _toc.yml, root first, and Chromium with the flags this closed network needs:
-# shared with the PDF's script.
-from book_pdf import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, toc_pages  # noqa: E402
+import chromium as headless  # noqa: E402  (scripts/chromium.py)
+from book_pdf import toc_pages  # noqa: E402  (the pages in _toc.yml, root first)
 # BOOK_HTML points the check at another build (an older one, to see what it catches).
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 pytestmark = [
     pytest.mark.site,
-    pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+    pytest.mark.skipif(not headless.available(),
                        reason="the site check needs Debian's chromium and chromium-driver"),
 ]
 
@@ -74,13 +70,7 @@ def browser(tmp_path_factory):
 
 def chromium(profile):
     """Headless Chromium with its own profile, keeping the console log."""
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    return headless.start(profile, console_log=True)
 
 
 @pytest.fixture

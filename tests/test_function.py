@@ -91,6 +91,77 @@ def test_needs_input_grad_and_recording_rules_match_pytorch():
     assert probe(toygrad, Function) == probe(torch, torch.autograd.Function)
 
 
+def test_forward_already_sees_the_nodes_edges_as_in_pytorch():
+    """THPFunction_apply links the node to its inputs' nodes before forward runs."""
+    def edge_names(edges):
+        return [(None if node is None else type(node).__name__, nr)
+                for node, nr in edges]
+
+    seen = {toygrad: [], torch: []}
+    for lib in (toygrad, torch):
+        class Watched(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                seen[lib].append(edge_names(ctx.next_functions))
+                return a * b
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad, grad
+
+        leaf = lib.tensor(np.ones(2), requires_grad=True)
+        out = Watched.apply(leaf, leaf.exp())             # two recorded inputs
+        assert edge_names(out.grad_fn.next_functions) == seen[lib][-1]
+        Watched.apply(leaf, lib.tensor(np.ones(2)))     # one constant input
+        with lib.no_grad():
+            Watched.apply(leaf, leaf)                     # nothing recorded
+    assert seen[toygrad] == seen[torch]
+    assert seen[torch] == [[("AccumulateGrad", 0), ("ExpBackward0", 0)],
+                           [("AccumulateGrad", 0), (None, 0)], []]
+
+
+def test_forward_and_setup_context_split_as_in_pytorch():
+    """A forward without ctx, and setup_context(ctx, inputs, output) right after it."""
+    seen = {}
+    for lib in (toygrad, torch):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(x, factor=3.0):
+                return x * factor
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                seen[lib] = (len(inputs), inputs[1], lib.is_grad_enabled(),
+                             output.requires_grad)
+                ctx.factor = inputs[1]
+                ctx.save_for_backward(output)
+
+            @staticmethod
+            def backward(ctx, grad):
+                (output,) = ctx.saved_tensors
+                return grad * ctx.factor + output * 0, None
+
+        x = lib.tensor(np.array([1.0, -2.0]), requires_grad=True)
+        y = Scale.apply(x)
+        y.sum().backward()
+        assert type(y.grad_fn).__name__ == "ScaleBackward"
+        assert np.array_equal(np.asarray(x.grad.data if lib is toygrad else x.grad),
+                              [3.0, 3.0])
+    assert seen[toygrad] == seen[torch] == (2, 3.0, False, False)
+
+    messages = []
+    for lib in (toygrad, torch):
+        class NoSetup(lib.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x
+
+        with pytest.raises(TypeError) as error:
+            NoSetup.apply(lib.tensor(np.ones(2), requires_grad=True))
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+
+
 def test_mark_non_differentiable_and_multiple_outputs():
     def run(lib, base):
         class SortWithIndex(base):

@@ -9,6 +9,7 @@ received *is* the graph node, an instance of the class ``FooBackward`` made for
 """
 
 import functools
+import inspect
 
 from toygrad.autograd import grad_mode
 from toygrad.dtypes import tensor_type
@@ -200,6 +201,11 @@ class FunctionMeta(type):
         node_name = namespace.get("node_name", f"{name}Backward")
         cls._backward_cls = type(node_name, (BackwardFunction,),
                                  {"_forward_cls": cls})
+        # Whether forward and setup_context are split (not for Function).
+        cls._setup_context_defined = bases != () and (
+            "setup_context" in namespace
+            or any(getattr(base, "_setup_context_defined", False)
+                   for base in bases))
 
 
 class Function(metaclass=FunctionMeta):
@@ -220,38 +226,60 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("a Function must define forward")
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Optional: save for backward here, with a ``forward`` that takes no
+        ``ctx``; ``apply`` calls it right after ``forward``, as PyTorch does."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("a Function must define backward")
 
     @classmethod
     def apply(cls, *inputs):
-        ctx = cls._backward_cls()
-        needs_input_grad = ctx.needs_input_grad = tuple([
+        # PyTorch's order (THPFunction_apply): decide, make the node, link
+        # it to the inputs' nodes, run forward, connect the outputs.
+        needs_input_grad = tuple([
             isinstance(x, Tensor) and (  # x.requires_grad, inlined: hot
                 x._requires_grad or x._grad_fn is not None
                 or x._base is not None and x._base.requires_grad)
             for x in inputs])
         state = grad_mode.state
         enabled = state.enabled
-        if not enabled:  # as in a backward pass: nothing to switch off
-            outputs = cls.forward(ctx, *inputs)
-        else:
-            state.enabled = False
-            try:  # forward's own operations are not recorded
+        recording = enabled and True in needs_input_grad
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = needs_input_grad
+        if recording:
+            _connect(ctx, inputs)
+        state.enabled = False
+        try:  # forward's own operations are not recorded
+            if cls._setup_context_defined:
+                inputs = _bind_defaults(cls.forward, inputs)
+                outputs = cls.forward(*inputs)
+                cls.setup_context(ctx, inputs, outputs)
+            else:
                 outputs = cls.forward(ctx, *inputs)
-            finally:
-                state.enabled = True
+        finally:
+            state.enabled = enabled
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:
             _check_dirty(ctx, inputs, enabled)
-        if not enabled or True not in needs_input_grad:
+        if not recording:
             return outputs  # nothing is recorded
         return _record(ctx, inputs, outputs)
 
 
-def _record(ctx, inputs, outputs):
-    """Make ``ctx`` the node of this call: edges, number, outputs, saved."""
+def _bind_defaults(forward, inputs):
+    """The inputs with forward's default arguments filled in, which is
+    what PyTorch gives ``setup_context``."""
+    bound = inspect.signature(forward).bind(*inputs)
+    bound.apply_defaults()
+    return bound.args
+
+
+def _connect(ctx, inputs):
+    """Link ``ctx`` to its inputs' nodes, then number it."""
     # The edges first: a leaf's AccumulateGrad node is made here, before
     # this node takes its number, so that every node is numbered after the
     # nodes it points to.
@@ -267,6 +295,10 @@ def _record(ctx, inputs, outputs):
             input_meta.append(None)
     ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
     ctx.sequence_nr = next_sequence_nr()
+
+
+def _record(ctx, inputs, outputs):
+    """Make ``ctx`` the node of this call's outputs, and keep what it saved."""
     if type(outputs) is Tensor and not ctx._dirty and not (
             ctx._non_differentiable):
         # The common case, quickly: one output, an ordinary one.

@@ -39,7 +39,8 @@ def numerical_jacobian(func, inputs, eps=1e-6):
 
     One matrix per input that requires grad, stored transposed as
     ``torch.autograd.gradcheck`` stores it, of shape (input.numel(),
-    output.numel()): entry ``[i, j]`` estimates d output_j / d input_i, as
+    output.numel()): row ``j`` comes from nudging input element ``j``, so
+    entry ``[j, i]`` estimates d output_i / d input_j, as
     ``(f(x + eps) - f(x - eps)) / (2 eps)``, whose error shrinks like
     ``eps**2``.
     """
@@ -48,12 +49,12 @@ def numerical_jacobian(func, inputs, eps=1e-6):
         if not getattr(x, "requires_grad", False):
             continue
         rows = []
-        for i, original in enumerate(_values(x).reshape(-1)):
-            _set_at(x, i, original + eps)
+        for j, original in enumerate(_values(x).reshape(-1)):
+            _set_at(x, j, original + eps)
             plus = _values(func(*inputs)).reshape(-1)
-            _set_at(x, i, original - eps)
+            _set_at(x, j, original - eps)
             minus = _values(func(*inputs)).reshape(-1)
-            _set_at(x, i, original)
+            _set_at(x, j, original)
             rows.append((plus - minus) / (2 * eps))
         jacobians.append(np.array(rows))
     return jacobians
@@ -63,19 +64,19 @@ def numerical_jacobian(func, inputs, eps=1e-6):
 def analytical_jacobian(func, inputs):
     """d output / d input as the engine's ``backward`` computes it.
 
-    For each output element ``j``, one backward with a gradient that is 1
-    at ``j`` and 0 elsewhere: what arrives at the inputs is row ``j`` of the
-    Jacobian, stored as column ``j`` (the layout of ``numerical_jacobian``).
+    For each output element ``i``, one backward with a gradient that is 1
+    at ``i`` and 0 elsewhere: what arrives at the inputs is row ``i`` of the
+    Jacobian, stored as column ``i`` (the layout of ``numerical_jacobian``).
     """
     differentiable = [x for x in inputs if getattr(x, "requires_grad", False)]
     size = _values(func(*inputs)).size
     columns = [[] for _ in differentiable]
-    for j in range(size):
+    for i in range(size):
         for x in differentiable:
             x.grad = None
         output = func(*inputs)
         basis = output.detach() * 0.0
-        _set_at(basis, j, 1.0)
+        _set_at(basis, i, 1.0)
         output.backward(basis)
         for column, x in zip(columns, differentiable):
             if x.grad is None:

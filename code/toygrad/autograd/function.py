@@ -227,8 +227,9 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        """Optional: save for backward here, with a ``forward`` that takes no
-        ``ctx``; ``apply`` calls it right after ``forward``, as PyTorch does."""
+        """Optional: save for backward here, with a ``forward`` that takes
+        no ``ctx``. ``apply`` calls it right after ``forward``, as PyTorch
+        does."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod

@@ -167,6 +167,11 @@ def _check_single_result(original, result, hook):
     if original is None:
         raise RuntimeError(
             "can't replace a None gradient with a non-None value")
+    if not isinstance(original, Tensor):  # the scalar engine's floats
+        if not isinstance(result, float):
+            raise TypeError("expected Variable, but hook returned "
+                            f"'{type(result).__name__}'")
+        return
     if not isinstance(result, Tensor):
         raise TypeError("expected Variable, but hook returned "
                         f"'{type(result).__name__}'")

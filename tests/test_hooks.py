@@ -290,3 +290,22 @@ def test_hooks_on_scalar_values_nodes():
     y.grad_fn.register_prehook(lambda gout: seen.append(gout) or (gout[0] * 3,))
     y.backward()
     assert seen == [(1.0,)] and x.grad == 12.0
+
+
+def test_hooks_on_the_root_and_on_the_outputs_of_a_multi_output_node():
+    def scenario(lib):
+        seen = []
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: seen.append(("y", g.tolist())) or g * 3)
+        y.backward(lib.ones(3))  # y is the root: its hook sees the seed
+        x.register_hook(lambda g: seen.append(("x", g.tolist())))
+        x.backward(lib.ones(3))  # a leaf as the root
+        a, b, c = (x * 1).unbind(0)
+        for name, t in (("b", b), ("c", c)):  # c receives no gradient
+            t.register_hook(lambda g, name=name: seen.append(
+                (name, None if g is None else g.tolist())))
+        (a * 5 + b).backward()
+        return seen, x.grad.tolist()
+
+    both(scenario)

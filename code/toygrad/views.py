@@ -219,7 +219,7 @@ _INFERENCE_VIEW = ("toygrad does not support an in-place change outside "
                    "its base)")
 
 
-def _check_inference(target):
+def _refuse_unsupported(target):
     """Outside inference mode, toygrad's refusals where it does not follow
     PyTorch (chapter 10). (An inference tensor is refused by its version
     counter: see Tensor._bump_version.)"""
@@ -292,7 +292,7 @@ def inplace(target, function, *args):
     """
     from toygrad import ops  # ops builds on this module
     if not grad_mode.state.inference:
-        _check_inference(target)
+        _refuse_unsupported(target)
     if grad_mode.state.enabled:
         _check_can_change(target)
     _writable(target, args[0] if args else None)

@@ -70,6 +70,9 @@ TASKS = [
     Task("10.1", "the engine runs a node's hooks in PyTorch's order",
          "toygrad/autograd/hooks.py", "call_function", "ch10-order",
          depends=("4.2", "5.1", "6.1")),
+    Task("10.2", "a non-leaf keeps its gradient when asked",
+         "toygrad/autograd/hooks.py", "retain_grad", "ch10-retain-grad",
+         depends=("4.1", "4.2", "5.1", "6.1", "10.1")),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

@@ -18,7 +18,6 @@ def hooked(lib, order):
     x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
     y = x * 3
     y.register_hook(lambda g: order.append(("y hook", g.tolist())) or g * 2)
-    y.retain_grad()
     y.grad_fn.register_prehook(
         lambda gout: order.append(("pre", gout[0].tolist())))
     y.grad_fn.register_hook(
@@ -48,10 +47,8 @@ def test_hooks_run_in_pytorch_s_order_with_pytorch_s_gradients():
                              toygrad.ones(2, dtype=toygrad.float64))
     assert to_3 is None  # the number 3 needs no gradient
     assert run_by_hand(leaf_node, to_x) == ()
-    ours.append(("y.grad", y.grad.tolist()))
     tx, ty, _ = hooked(torch, theirs)
     ty.backward(torch.ones(2, dtype=torch.float64))
-    theirs.append(("y.grad", ty.grad.tolist()))
     assert ours == theirs
     assert x.grad.tolist() == tx.grad.tolist()
 
@@ -89,3 +86,46 @@ def test_a_hook_returning_the_wrong_size_is_refused_as_in_pytorch():
         (t * 1).sum().backward()
     messages.append(str(error.value))
     assert messages[0] == messages[1]
+
+
+def retained(lib):
+    """y = x * x retains its gradient over two backward calls."""
+    x = lib.tensor([1.0, -2.0], dtype=lib.float64, requires_grad=True)
+    y = x * x
+    y.retain_grad()
+    y.retain_grad()  # a second call adds nothing
+    (y * 3).sum().backward(retain_graph=True)
+    first = y.grad
+    first_numbers = first.tolist()
+    (y * 3).sum().backward()
+    return (first_numbers, y.grad.tolist(), first.tolist(),
+            y.grad is first, y.retains_grad)
+
+
+@pytest.mark.task10_2
+def test_a_retained_gradient_is_kept_then_added_into_a_new_tensor():
+    assert retained(toygrad) == retained(torch)
+
+
+@pytest.mark.task10_2
+def test_retain_grad_refuses_a_tensor_without_grad_and_skips_a_leaf():
+    seen = {}
+    for lib in (toygrad, torch):
+        leaf = lib.tensor([1.0], requires_grad=True)
+        leaf.retain_grad()
+        with pytest.raises(RuntimeError) as error:
+            lib.tensor([1.0]).retain_grad()
+        seen[lib] = (leaf.retains_grad, str(error.value))
+    assert seen[toygrad] == seen[torch]
+
+
+@pytest.mark.task10_2
+def test_a_retained_gradient_is_read_without_a_warning():
+    import warnings
+    x = toygrad.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert y.grad.tolist() == [1.0, 1.0]

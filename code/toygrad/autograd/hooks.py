@@ -132,6 +132,7 @@ def register_post_accumulate_grad_hook(tensor, hook):
     return _add(hooks.post_accumulate, hook)
 
 
+# Task 10.2: a non-leaf keeps its gradient when asked
 def retain_grad(tensor):
     """``Tensor.retain_grad``: a non-leaf keeps its gradient in ``.grad``."""
     if not tensor.requires_grad:

@@ -15,6 +15,7 @@ CHAPTER_FILES = {
     6: [],
     7: ["viz.py"],
     8: ["examples/__init__.py", "examples/scipy_conv.py", "examples/scipy_conv_torch.py"],
+    10: ["utils/__init__.py", "utils/hooks.py", "autograd/hooks.py"],
 }
 LAST = max(CHAPTER_FILES)
 

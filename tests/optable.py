@@ -477,6 +477,32 @@ def _leaf_flags(lib, x):
             for t in (x, x * 2, x.detach())]
 
 
+def _hooked_backward(lib, x):
+    """Every tensor hook doubles the gradient; y keeps its own in .grad."""
+    x.register_hook(lambda g: g * 2)
+    y = x * x
+    y.register_hook(lambda g: g * 2)
+    y.retain_grad()
+    y.sum().backward()
+    return x.grad, y.grad, y.retains_grad, x.retains_grad
+
+
+def _post_accumulate_backward(lib, x):
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad * 1))
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    return seen
+
+
+def _inference_tensor(lib, x):
+    with lib.inference_mode():
+        a = x * 1
+        inside = lib.is_inference_mode_enabled()
+    return (inside, lib.is_inference_mode_enabled(), a.is_inference(),
+            x.is_inference(), (x * a).sum())
+
+
 def _backward(lib, x, gradient=None, **options):
     y = (x * x).sum() if gradient is None else x * x
     y.backward(gradient, **options)
@@ -1241,6 +1267,20 @@ ENTRIES = [
     OpEntry("(x * 2).requires_grad_(False)", _requires_grad_of_non_leaf,
             fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
             ("Tensor.requires_grad_",)),
+
+    # Hooks and inference tensors (chapter 10).
+    OpEntry("x.register_hook(h); y.retain_grad(); backward", _hooked_backward,
+            unary_samples(dtypes=("int64",)),
+            ("Tensor.register_hook", "Tensor.retain_grad",
+             "Tensor.retains_grad"), checks="value, error"),
+    OpEntry("x.register_post_accumulate_grad_hook(h); backward",
+            _post_accumulate_backward, unary_samples(dtypes=()),
+            ("Tensor.register_post_accumulate_grad_hook",),
+            checks="value, error"),
+    OpEntry("x made in inference mode: is_inference(), x * w",
+            _inference_tensor, unary_samples(dtypes=()),
+            ("Tensor.is_inference", "inference_mode",
+             "is_inference_mode_enabled"), checks="value, error"),
 
     # backward and its arguments.
     OpEntry("Tensor.backward()", _backward,

@@ -67,6 +67,12 @@ TASKS = [
          "conv2d_backward", "ch08-fixed"),
     Task("8.2", "convolution's backward for batches and channels",
          "toygrad/examples/scipy_conv.py", "conv2d_batched_backward", "ch08-batched"),
+    Task("10.1", "the engine runs a node's hooks in PyTorch's order",
+         "toygrad/autograd/hooks.py", "call_function", "ch10-order",
+         depends=("4.2", "5.1", "6.1")),
+    Task("10.2", "a non-leaf keeps its gradient when asked",
+         "toygrad/autograd/hooks.py", "retain_grad", "ch10-retain-grad",
+         depends=("4.1", "4.2", "5.1", "6.1", "10.1")),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

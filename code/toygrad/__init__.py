@@ -13,7 +13,8 @@ __all__ = []
 
 if find_spec("toygrad.tensor") is not None:  # chapter 5 on: tensors
     from toygrad.autograd.grad_mode import (
-        enable_grad, is_grad_enabled, no_grad, set_grad_enabled)
+        enable_grad, inference_mode, is_grad_enabled,
+        is_inference_mode_enabled, no_grad, set_grad_enabled)
     from toygrad.tensor import (
         Tensor, float32, float64, from_numpy, int64, ones, randn, tensor,
         zeros)
@@ -24,4 +25,5 @@ if find_spec("toygrad.tensor") is not None:  # chapter 5 on: tensors
 
     __all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",
                "float32", "float64", "int64", "no_grad", "enable_grad",
-               "is_grad_enabled", "set_grad_enabled"]
+               "is_grad_enabled", "set_grad_enabled", "inference_mode",
+               "is_inference_mode_enabled"]

@@ -22,6 +22,19 @@ class SGD:
                 np.subtract(p.data, self.lr * grad.data, out=p.data)
                 p._bump_version()  # as any in-place change
 
-    def zero_grad(self):
+    def zero_grad(self, set_to_none=True):
+        """Forget the gradients: None (the default, as in PyTorch), or with
+        ``set_to_none=False`` zeros written into each ``.grad`` in place."""
         for p in self.params:
-            p.grad = None
+            grad = p.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            elif grad.grad_fn is not None:  # PyTorch would detach_ it
+                raise NotImplementedError(
+                    "toygrad's zero_grad(set_to_none=False) does not support "
+                    "a .grad that has a grad_fn (from create_graph=True)")
+            else:
+                grad.requires_grad_(False)
+                grad.zero_()

@@ -15,11 +15,19 @@ is inf, ``Value(-1.) ** 0.5`` is nan, and so are the gradients.
 """
 
 import math
+from importlib.util import find_spec
 
 import numpy as np
 
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, grad_accumulator, next_sequence_nr)
+
+if find_spec("toygrad.autograd.grad_mode") is not None:  # chapter 5 on
+    # Values honour no_grad and inference_mode too (chapter 10).
+    from toygrad.autograd.grad_mode import state as _grad_mode
+else:
+    class _grad_mode:  # noqa: N801  (before chapter 5: always recording)
+        enabled = True
 
 
 class _Released:
@@ -125,6 +133,7 @@ class ScalarNode(Node):
     def __init__(self, next_nodes, saved):
         # Node.__init__, inlined: this runs for every operation
         self.sequence_nr = next_sequence_nr()
+        self._hooks = None
         self.next_nodes = next_nodes
         self.saved = saved
 
@@ -308,7 +317,7 @@ class Value:
         Recorded if ``x`` requires grad.
         """
         out = Value(data)
-        if x.requires_grad:
+        if x.requires_grad and _grad_mode.enabled:
             out.requires_grad = True
             out.grad_fn = node_class((x.grad_fn or x._grad_node(),), saved)
         return out
@@ -321,7 +330,7 @@ class Value:
         Recorded if either requires grad.
         """
         out = Value(data)
-        if x.requires_grad or y.requires_grad:
+        if (x.requires_grad or y.requires_grad) and _grad_mode.enabled:
             out.requires_grad = True
             out.grad_fn = node_class((x.grad_fn or x._grad_node(),
                                       y.grad_fn or y._grad_node()), saved)

@@ -64,7 +64,7 @@ class Tensor:
 
     __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "output_nr",
                  "_version_counter", "_accumulator", "_base", "_view",
-                 "_view_version", "__weakref__")
+                 "_view_version", "_hooks", "_is_inference", "__weakref__")
 
     def __init__(self, data, requires_grad=False):
         if type(data) is not np.ndarray:  # NumPy gives scalars for 0-dim
@@ -83,6 +83,8 @@ class Tensor:
         self._base = None
         self._view = None
         self._view_version = 0
+        self._hooks = None  # chapter 10: hooks, retain_grad
+        self._is_inference = False  # chapter 10: made in inference mode
 
     # What a tensor is.
 
@@ -159,9 +161,15 @@ class Tensor:
         if requires_grad and not np.issubdtype(self.dtype, np.floating):
             raise RuntimeError("only Tensors of floating point and complex "
                                "dtype can require gradients")
+        if (requires_grad and self._is_inference
+                and not grad_mode.state.inference):
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside "
+                "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
 
     def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place (leaves only); returns the tensor."""
         if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients")
@@ -174,7 +182,8 @@ class Tensor:
     def grad(self):
         """The gradient that ``backward`` accumulated here (leaves only)."""
         if self._grad_fn is not None or self._base is not None:
-            if self.grad_fn is not None:  # a view's node may be renewed
+            if self.grad_fn is not None and not self.retains_grad:
+                # (a view's node may be renewed: hence grad_fn)
                 warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
@@ -209,10 +218,20 @@ class Tensor:
     @property
     def _version(self):
         """How many in-place operations have changed this tensor's numbers."""
+        if self._is_inference:
+            raise RuntimeError(
+                "Inference tensors do not track version counter.")
         counter = self._version_counter
         return counter[0] if counter else 0
 
     def _bump_version(self):
+        if self._is_inference and not grad_mode.state.inference:
+            # As in PyTorch, after the numbers changed (chapter 10).
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is "
+                "not allowed.You can make a clone to get a normal tensor "
+                "before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
         self._shared_version_counter()[0] += 1
 
     def _shared_version_counter(self):
@@ -270,6 +289,7 @@ class Tensor:
         """The same numbers and version counter, with no history."""
         alias = Tensor(self.data)
         alias._version_counter = self._shared_version_counter()
+        alias._is_inference = self._is_inference
         return alias
 
     def _new_grad(self, grad):
@@ -331,6 +351,34 @@ class Tensor:
     def detach(self):
         """The same numbers (shared, as in PyTorch), cut off from the graph."""
         return self._alias()
+
+    # Chapter 10: hooks (toygrad.autograd.hooks), and inference tensors.
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` with this tensor's gradient during backward;
+        a tensor it returns is used instead. Returns a removable handle."""
+        from toygrad.autograd import hooks
+        return hooks.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` after backward has updated this leaf's
+        ``.grad``. Returns a removable handle."""
+        from toygrad.autograd import hooks
+        return hooks.register_post_accumulate_grad_hook(self, hook)
+
+    def retain_grad(self):
+        """Keep this non-leaf's gradient in ``.grad``, as a leaf's."""
+        from toygrad.autograd import hooks
+        hooks.retain_grad(self)
+
+    @property
+    def retains_grad(self):
+        """Whether ``retain_grad`` was called on this (non-leaf) tensor."""
+        return self._hooks is not None and self._hooks.retains_grad
+
+    def is_inference(self):
+        """Whether this tensor was made in inference mode."""
+        return self._is_inference
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False,
                  **unsupported):
@@ -621,13 +669,17 @@ def tensor(data, requires_grad=False, dtype=None):
     if requires_grad and not np.issubdtype(array.dtype, np.floating):
         raise RuntimeError("Only Tensors of floating point and complex dtype "
                            "can require gradients")
-    return Tensor(array, requires_grad)
+    new = Tensor(array, requires_grad)
+    new._is_inference = grad_mode.state.inference  # chapter 10
+    return new
 
 
 def from_numpy(array):
     """A tensor that shares ``array``'s memory, as ``torch.from_numpy``."""
     ops.check_dtype(array.dtype)
-    return Tensor(array)
+    new = Tensor(array)
+    new._is_inference = grad_mode.state.inference  # chapter 10
+    return new
 
 
 def zeros(*shape, dtype=np.float32, requires_grad=False):

@@ -51,6 +51,11 @@ def track(ctx, source, outputs):
     if counter is None:
         counter = source._version_counter = [0]
     no_grad = not grad_mode.state.enabled
+    if grad_mode.state.inference:  # chapter 10
+        no_grad = "inference"
+    if source._is_inference:  # a view of an inference tensor is one
+        for out in (outputs if type(outputs) is tuple else (outputs,)):
+            out._is_inference = True
     if type(outputs) is not tuple:
         outputs._base, outputs._version_counter = base, counter
         outputs._view = (source, ctx, 0, no_grad, False)
@@ -87,6 +92,8 @@ def refresh_grad_fn(view):
     base = view._base
     if view._grad_fn is None and not base.requires_grad:
         return  # nothing to differentiate, before or after
+    if no_grad == "inference":
+        raise NotImplementedError(_INFERENCE_VIEW)
     if no_grad:
         raise RuntimeError(_NO_GRAD_VIEW.format(_CHANGED_ELSEWHERE))
     if multi:
@@ -207,6 +214,25 @@ class Overwrite(Function):
 
 # In-place operations.
 
+_INFERENCE_VIEW = ("toygrad does not support an in-place change outside "
+                   "inference mode to a view made in inference mode (or to "
+                   "its base)")
+
+
+def _refuse_unsupported(target):
+    """Outside inference mode, toygrad's refusals where it does not follow
+    PyTorch (chapter 10). (An inference tensor is refused by its version
+    counter: see Tensor._bump_version.)"""
+    if target._view is not None and target._view[3] == "inference":
+        raise NotImplementedError(_INFERENCE_VIEW)
+    base = target if target._base is None else target._base
+    if grad_mode.state.enabled and (target._hooks is not None
+                                    or base._hooks is not None):
+        if target.grad_fn is not None or base.grad_fn is not None:
+            raise NotImplementedError(
+                "toygrad does not support in-place operations on a tensor "
+                "with hooks or retain_grad (or on a view of one)")
+
 def _check_can_change(target):
     """Raise PyTorch's error if recording ``target``'s change is forbidden."""
     if target._view is None:
@@ -265,6 +291,8 @@ def inplace(target, function, *args):
     numbers can tell they are gone.
     """
     from toygrad import ops  # ops builds on this module
+    if not grad_mode.state.inference:
+        _refuse_unsupported(target)
     if grad_mode.state.enabled:
         _check_can_change(target)
     _writable(target, args[0] if args else None)

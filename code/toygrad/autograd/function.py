@@ -45,6 +45,8 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "output_nr")
 
     def __init__(self, tensor, node):
+        if tensor._is_inference:  # chapter 10
+            _refuse_inference(tensor)
         counter = tensor._version_counter  # tensor._version, inlined: hot
         self.version = counter[0] if counter else 0
         if tensor._grad_fn is node:  # an output of this very node
@@ -83,6 +85,29 @@ class SavedTensor:
         return output
 
 
+def _refuse_inference(tensor):
+    """Outside inference mode, an inference tensor cannot be saved."""
+    if grad_mode.state.inference:
+        return
+    if tensor._requires_grad:  # PyTorch might not save it: toygrad may
+        raise NotImplementedError(
+            "toygrad does not support recording operations on an inference "
+            "tensor that requires grad")
+    raise RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use "
+        "Tensors created in inference mode in computation tracked by "
+        "autograd. To work around this, you can make a clone to get a normal "
+        "tensor and use it in autograd, or use `torch.no_grad()` instead of "
+        "`torch.inference_mode()`.")
+
+
+def _mark_inference(outputs):
+    """Outputs made in inference mode are inference tensors."""
+    for out in (outputs if type(outputs) is tuple else (outputs,)):
+        if isinstance(out, Tensor):
+            out._is_inference = True
+
+
 class BackwardFunction(Node):
     """The node of one ``Function.apply`` call, and the ``ctx`` it receives.
 
@@ -98,6 +123,7 @@ class BackwardFunction(Node):
     _saved = None
     _non_differentiable = ()
     _dirty = ()
+    _hooks = None  # chapter 10: set on the instance when a hook is added
 
     # No Node.__init__: sequence_nr is given by apply, only if the call is
     # recorded. (object's is the fastest, and a ctx is made per operation.)
@@ -262,6 +288,8 @@ class Function(metaclass=FunctionMeta):
                 outputs = cls.forward(ctx, *inputs)
         finally:
             state.enabled = enabled
+        if state.inference and not cls.is_view:  # chapter 10
+            _mark_inference(outputs)
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:

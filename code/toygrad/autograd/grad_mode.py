@@ -20,6 +20,7 @@ class _GradMode(threading.local):
     # Per thread, as in PyTorch: every thread starts with grad mode on, and
     # a no_grad block in one thread does not affect another.
     enabled = True
+    inference = False  # chapter 10: inference mode
 
 
 state = _GradMode()
@@ -28,6 +29,11 @@ state = _GradMode()
 def is_grad_enabled():
     """Whether operations are currently recorded."""
     return state.enabled
+
+
+def is_inference_mode_enabled():
+    """Whether inference mode is on (chapter 10)."""
+    return state.inference
 
 
 class _DecoratorContextManager:
@@ -146,6 +152,37 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __repr__(self):
         return f"{__name__}.set_grad_enabled(mode={self.mode})"
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Grad mode off, and every tensor made inside an *inference tensor*.
+
+    ``inference_mode(False)`` switches it off again, and grad mode on. An
+    inference tensor cannot be saved for backward, nor changed in place,
+    outside inference mode (see ``toygrad.autograd.function.SavedTensor``
+    and ``toygrad.views.inplace``): inside, nothing is recorded, so nothing
+    needs a version counter.
+    """
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used bare as a decorator: mode is the function
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __enter__(self):
+        self.previous = state.enabled, state.inference
+        # As PyTorch's c10::InferenceMode: inference mode on means grad
+        # mode off, and off means on.
+        state.enabled, state.inference = not self.mode, self.mode
+
+    def __exit__(self, *exc_info):
+        state.enabled, state.inference = self.previous
 
     def clone(self):
         return type(self)(self.mode)

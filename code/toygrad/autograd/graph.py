@@ -39,13 +39,28 @@ class Node:
       gradients arrive.
     - ``sequence_nr``: a number from a counter, taken when the node is
       created.
+    - ``_hooks``: None, or the hooks registered on the node (chapter 10);
+      the engine checks it before running the node.
     """
 
-    __slots__ = ("sequence_nr",)
+    __slots__ = ("sequence_nr", "_hooks")
     num_outputs = 1
 
     def __init__(self):
         self.sequence_nr = next_sequence_nr()
+        self._hooks = None
+
+    def register_prehook(self, hook):
+        """Call ``hook(grad_outputs)`` before the node runs; it may return
+        new ``grad_outputs``. Returns a handle that removes the hook."""
+        from toygrad.autograd.hooks import register_node_hook  # chapter 10
+        return register_node_hook(self, "pre", hook)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad_inputs, grad_outputs)`` after the node runs; it
+        may return new ``grad_inputs``. Returns a handle that removes it."""
+        from toygrad.autograd.hooks import register_node_hook  # chapter 10
+        return register_node_hook(self, "post", hook)
 
     def name(self):
         return type(self).__name__
@@ -66,12 +81,28 @@ class AccumulateGrad(Node):
     It adds each gradient it receives into the leaf's ``.grad``.
     """
 
-    __slots__ = ("variable", "__weakref__")
+    __slots__ = ("variable", "_own_hooks", "__weakref__")
     next_functions = ()
 
     def __init__(self, variable):
         super().__init__()
         self.variable = variable
+
+    # Chapter 10: a leaf's own hooks (register_hook,
+    # register_post_accumulate_grad_hook) live on the leaf, not here: only
+    # the graph keeps this node alive, so it can die and be made again while
+    # the leaf lives. The engine sees the hooks of both.
+    @property
+    def _hooks(self):
+        if (self._own_hooks is None
+                and getattr(self.variable, "_hooks", None) is None):
+            return None
+        from toygrad.autograd.hooks import LeafHooks
+        return LeafHooks(self)
+
+    @_hooks.setter
+    def _hooks(self, hooks):
+        self._own_hooks = hooks
 
     # Task 4.2: a leaf accumulates its gradients
     def apply(self, grad):

@@ -1,0 +1,248 @@
+"""Chapter 10: inference mode, inference tensors, the grad modes' threads,
+scalar Values under no_grad, and a leaf's ``.grad`` over several backward
+calls, each beside torch 2.13.
+
+(Chapter 6's ``test_grad_mode.py`` tests the switches it explains; these
+tests need chapter 10's code, so they live in a module of their own, which a
+package cut after chapter 6 leaves out.)
+"""
+
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import toygrad
+from toygrad.scalar import Value
+
+pytestmark = pytest.mark.ch10
+
+LIBS = (torch, toygrad)
+
+
+@pytest.fixture(autouse=True)
+def grad_mode_on():
+    yield
+    for lib in LIBS:
+        lib.set_grad_enabled(True)
+
+
+def both(scenario):
+    seen = {lib: scenario(lib) for lib in LIBS}
+    assert seen[toygrad] == seen[torch]
+    return seen[torch]
+
+
+def error_of(lib, action):
+    try:
+        action(lib)
+    except Exception as error:  # noqa: BLE001  (compared with torch's)
+        return type(error).__name__, str(error)
+    return None
+
+
+def modes(lib):
+    return lib.is_grad_enabled(), lib.is_inference_mode_enabled()
+
+
+def test_inference_mode_switches_grad_mode_off_and_back():
+    def scenario(lib):
+        seen = [modes(lib)]
+        with lib.inference_mode():
+            seen.append(modes(lib))
+            with lib.inference_mode(False):
+                seen.append(modes(lib))
+            seen.append(modes(lib))
+        with lib.no_grad(), lib.inference_mode(mode=False):
+            seen.append(modes(lib))  # inference mode off means grad on
+        seen.append(modes(lib))
+        return seen
+
+    both(scenario)
+
+
+@pytest.mark.parametrize("how", ["bare", "called", "mode=False"])
+def test_inference_mode_decorates(how):
+    def scenario(lib):
+        def probe():
+            return modes(lib)
+        if how == "bare":
+            return lib.inference_mode(probe)(), modes(lib)
+        if how == "called":
+            return lib.inference_mode()(probe)(), modes(lib)
+        return lib.inference_mode(mode=False)(probe)(), modes(lib)
+
+    both(scenario)
+
+
+def test_tensors_made_in_inference_mode_are_inference_tensors():
+    def scenario(lib):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        with lib.inference_mode():
+            a = lib.ones(2)
+            b = w * 2
+            v = w[0]  # a view of a normal tensor stays normal
+            c = lib.tensor([1.0], requires_grad=True)
+        with lib.no_grad():
+            n = lib.ones(2)
+        return [(t.is_inference(), t.requires_grad, t.grad_fn is None)
+                for t in (a, b, v, c, n, a.detach(), a[0], a.clone(),
+                          a * 2)]
+
+    both(scenario)
+
+
+def _inference(lib):
+    with lib.inference_mode():
+        return lib.tensor([1.0, 2.0])
+
+
+def _weight(lib):
+    return lib.tensor([3.0, 4.0], requires_grad=True)
+
+
+OUTSIDE = {
+    "saved for backward (a * w)": lambda lib: _inference(lib) * _weight(lib),
+    "saved for backward (w @ a)": lambda lib: _weight(lib) @ _inference(lib),
+    "saved for backward (w / a)": lambda lib: _weight(lib) / _inference(lib),
+    "not saved (a + w)": lambda lib: _inference(lib) + _weight(lib),
+    "in place": lambda lib: _inference(lib).add_(1),
+    "requires_grad_": lambda lib: _inference(lib).requires_grad_(),
+    "_version": lambda lib: _inference(lib)._version,
+    "in place on a clone": lambda lib: _inference(lib).clone().add_(1),
+}
+
+
+@pytest.mark.parametrize("action", OUTSIDE.values(), ids=OUTSIDE.keys())
+def test_inference_tensors_outside_inference_mode(action):
+    both(lambda lib: error_of(lib, action))
+
+
+def test_the_numbers_change_before_the_in_place_error_as_in_pytorch():
+    def scenario(lib):
+        a = _inference(lib)
+        error = error_of(lib, lambda lib: a.add_(1))
+        return error[0], a.tolist()
+
+    both(scenario)
+
+
+def test_inside_inference_mode_anything_goes():
+    def scenario(lib):
+        a, x = _inference(lib), lib.ones(2)
+        with lib.inference_mode():
+            a.add_(1)
+            x.add_(1)  # a normal tensor: its version still counts
+            y = a * _weight(lib)
+        return a.tolist(), x._version, y.requires_grad, y.is_inference()
+
+    both(scenario)
+
+
+def test_grad_mode_is_per_thread():
+    def scenario(lib):
+        seen = {}
+
+        def worker():
+            seen["thread"] = modes(lib)
+        with lib.no_grad():
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+            seen["main"] = modes(lib)
+        with lib.inference_mode():
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+        seen["thread, inference"] = seen["thread"]
+        return seen
+
+    both(scenario)
+
+
+def test_values_honour_no_grad_and_inference_mode():
+    def recorded(make, mode):
+        x = make(2.0)
+        with mode():
+            y = x * x
+            z = x.exp()
+        return [(t.requires_grad, t.grad_fn is None) for t in (y, z)]
+
+    def value(number):
+        return Value(number, requires_grad=True)
+
+    def scalar_tensor(number):
+        return torch.tensor(number, dtype=torch.float64, requires_grad=True)
+
+    for mine, theirs in ((toygrad.no_grad, torch.no_grad),
+                         (toygrad.inference_mode, torch.inference_mode),
+                         (toygrad.enable_grad, torch.enable_grad)):
+        assert recorded(value, mine) == recorded(scalar_tensor, theirs)
+
+
+def test_detach_shares_numbers_and_version_and_has_no_history():
+    def scenario(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        d = y.detach()
+        d.add_(1)
+        return (d.requires_grad, d.is_leaf, d.grad_fn is None,
+                y._version, y.tolist() if lib is toygrad else
+                y.detach().tolist())
+
+    both(scenario)
+
+
+REQUIRES_GRAD = {
+    "integer leaf": lambda lib: lib.tensor([1, 2]).requires_grad_(),
+    "non-leaf, False": lambda lib: (
+        lib.tensor([1.0], requires_grad=True) * 2).requires_grad_(False),
+    "non-leaf, True": lambda lib: (
+        lib.tensor([1.0], requires_grad=True) * 2).requires_grad_(True),
+    "integer at creation": lambda lib: lib.tensor([1], requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("action", REQUIRES_GRAD.values(),
+                         ids=REQUIRES_GRAD.keys())
+def test_requires_grad_errors(action):
+    both(lambda lib: error_of(lib, action))
+
+
+def leaf_grads(lib, set_to_none):
+    w = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    optimizer = lib.optim.SGD([w], lr=0.1)
+    seen = []
+    for _ in range(2):  # two backward calls add up
+        (w * w).sum().backward()
+        seen.append(w.grad.tolist())
+    grad = w.grad
+    optimizer.zero_grad(set_to_none=set_to_none)
+    seen.append(None if w.grad is None else (w.grad.tolist(),
+                                             w.grad is grad))
+    return seen
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_grads_accumulate_and_zero_grad_sets_none_or_zeros(set_to_none):
+    both(lambda lib: leaf_grads(lib, set_to_none))
+
+
+def test_zero_grad_sets_none_by_default():
+    def scenario(lib):
+        w = lib.tensor([1.0], requires_grad=True)
+        (w * 2).sum().backward()
+        lib.optim.SGD([w], lr=0.1).zero_grad()
+        return w.grad is None
+
+    assert both(scenario)
+
+
+def test_scalar_value_leaf_under_no_grad_still_requires_grad():
+    with toygrad.no_grad():
+        v = Value(1.0, requires_grad=True)
+    with torch.no_grad():
+        t = torch.tensor(1.0, requires_grad=True)
+    assert v.requires_grad == t.requires_grad
+    assert np.isclose(v.data, t.item())

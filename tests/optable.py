@@ -525,6 +525,22 @@ def _backward_that_fails(lib, x):
     return None, x.grad
 
 
+def _norm_at_zero(x):
+    # The length of a zero vector: its backward meets 0 * inf, a NaN.
+    return ((x - x.detach()) ** 2).sum() ** 0.5
+
+
+def _anomaly_finds_nan(lib, x):
+    with lib.autograd.detect_anomaly():
+        _norm_at_zero(x).backward()
+
+
+def _anomaly_without_nan_check(lib, x):
+    with lib.autograd.set_detect_anomaly(True, check_nan=False):
+        _norm_at_zero(x).backward()
+    return x.grad
+
+
 def _grad_mode_functions(lib, x):
     with lib.no_grad():
         inside = lib.is_grad_enabled()
@@ -1321,6 +1337,14 @@ ENTRIES = [
                                                          grad=False))),
             ("no_grad", "enable_grad", "set_grad_enabled",
              "is_grad_enabled")),
+    OpEntry("autograd.detect_anomaly(): a NaN in backward",
+            _anomaly_finds_nan,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("autograd.detect_anomaly",)),
+    OpEntry("autograd.set_detect_anomaly(True, check_nan=False)",
+            _anomaly_without_nan_check,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("autograd.set_detect_anomaly",)),
     OpEntry("set_grad_enabled(False) as a call",
             _set_grad_enabled_as_a_call,
             fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),

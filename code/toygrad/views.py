@@ -20,7 +20,7 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function, _short_name
-from toygrad.autograd.graph import Node
+from toygrad.autograd.graph import Node, current_saved_tensors_hooks
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
 
@@ -286,8 +286,14 @@ def inplace(target, function, *args):
             raise RuntimeError(
                 f"output with shape {list(target.shape)} doesn't match the "
                 f"broadcast shape {list(shape)}")
-    result = (ops.binary(function, target, *args) if args
-              and function is not ops.Copy else function.apply(target, *args))
+    source = target
+    if function.saves_self is not None and current_saved_tensors_hooks():
+        # A pack hook must be given target's numbers as they are now, not
+        # target, which is about to change: a copy, as PyTorch's
+        # ``original_self``.
+        source = _snapshot(target)
+    result = (ops.binary(function, source, *args) if args
+              and function is not ops.Copy else function.apply(source, *args))
     node = result._grad_fn
     saved = node._saved if node is not None else None
     if saved and function.saves_self is not None:

@@ -1,0 +1,1 @@
+"""toygrad.utils: helpers named as in torch.utils."""

@@ -1,0 +1,77 @@
+"""Activation checkpointing: recompute in backward instead of storing.
+
+Named and behaving as ``torch.utils.checkpoint.checkpoint`` with
+``use_reentrant=False``, and built the same way, on saved-tensor hooks: the
+forward runs as usual and records its graph, but every tensor its nodes save
+is replaced by an empty *holder*. The first time backward unpacks one, the
+function runs again, and the tensors that run saves fill the holders, in
+order.
+"""
+
+import warnings
+
+from toygrad.autograd.grad_mode import enable_grad
+from toygrad.autograd.graph import saved_tensors_hooks
+
+_OPTIONS = ("context_fn", "determinism_check", "debug")
+
+
+class _Holder:
+    """Stands in a node for one saved tensor until backward needs it."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self):
+        self.tensor = None
+
+
+# Task 11.1: checkpoint recomputes instead of saving
+def checkpoint(function, *args, use_reentrant=None, **kwargs):
+    """``function(*args, **kwargs)``, keeping none of the tensors its
+    operations save for backward: backward runs it again to get them."""
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be "
+            "passed explicitly. Starting in PyTorch 2.9, calling checkpoint "
+            "without use_reentrant will raise an exception. "
+            "use_reentrant=False is recommended, but if you need to preserve "
+            "the current default behavior, you can pass use_reentrant=True. "
+            "Refer to docs for more details on the differences between the "
+            "two variants.", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        raise NotImplementedError(
+            "toygrad does not support checkpoint with use_reentrant=True "
+            "(the reentrant variant); pass use_reentrant=False")
+    kwargs.pop("preserve_rng_state", True)  # toygrad's operations draw none
+    for option in _OPTIONS:
+        if option in kwargs:
+            raise NotImplementedError(
+                f"toygrad does not support checkpoint's {option} option")
+    holders = []
+
+    def pack(tensor):
+        holders.append(_Holder())
+        return holders[-1]
+
+    def unpack(holder):
+        if holder.tensor is None:
+            recompute()
+        tensor, holder.tensor = holder.tensor, None
+        return tensor
+
+    def recompute():
+        waiting = iter(holders)
+
+        def fill(tensor):
+            next(waiting).tensor = tensor.detach()
+
+        with enable_grad(), saved_tensors_hooks(fill, _nothing):
+            function(*args, **kwargs)
+
+    with saved_tensors_hooks(pack, unpack):
+        return function(*args, **kwargs)
+
+
+def _nothing(_):
+    """The recomputed graph is thrown away: its holders are never unpacked."""

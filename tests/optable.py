@@ -2169,6 +2169,42 @@ KNOWN_DIVERGENCES = {
 }
 
 
+# What each case's nodes save, seen through saved-tensor hooks (chapter 11):
+# the same tensors (shape, dtype, numbers) as PyTorch's, except for these.
+
+def saved_by(lib, case):
+    """The tensors ``case`` saves for backward on ``lib``, sorted, as
+    (shape, dtype, sum of the numbers); None if the case raises."""
+    hooks = (torch.autograd.graph.saved_tensors_hooks if lib is TORCH
+             else toygrad.autograd.graph.saved_tensors_hooks)
+    log = []
+
+    def pack(tensor):
+        numbers = np.asarray(tensor.detach().numpy() if lib is TORCH
+                             else tensor.data, dtype=np.float64)
+        log.append((tuple(tensor.shape), SHORT[str(tensor.dtype).replace(
+            "torch.", "")], float(np.nan_to_num(numbers).sum())))
+        return tensor
+
+    with quiet(), hooks(pack, lambda tensor: tensor):
+        outcome = run(lib, case)
+    return None if outcome.error else sorted(log)
+
+
+_NLL_SAVES = (
+    "saved buffers: PyTorch's NllLossBackward0 also saves its input and the "
+    "total weight, which its formula does not use; toygrad's saves the "
+    "target only")
+_RPOW_SAVES = (
+    "saved buffers: PyTorch's PowBackward2 (number ** a) saves the exponent "
+    "and the result; toygrad's saves the result, all its formula uses")
+SAVED_DIFFERENCES = {  # by entry: every sample of it differs
+    "number ** a": _RPOW_SAVES,
+    "F.nll_loss(log_probs, target)": _NLL_SAVES,
+    "F.cross_entropy(logits, target)": _NLL_SAVES,
+}
+
+
 def main():
     """Print the table's state: new divergences, and fixed ones to remove."""
     started = time.perf_counter()

@@ -58,7 +58,7 @@ class SavedTensor:
     def __init__(self, tensor, node, hooks=None):
         counter = tensor._version_counter  # tensor._version, inlined: hot
         self.version = counter[0] if counter else 0
-        if hooks:  # under saved_tensors_hooks (chapter 11)
+        if hooks and type(tensor) is not WrappedNumber:  # chapter 11
             self.pack(tensor, node, hooks)
         elif tensor._grad_fn is node:  # an output of this very node
             self.tensor = tensor._alias()
@@ -150,6 +150,16 @@ _HINT_ANOMALY = (
     "Hint: the backtrace further above shows the operation that failed to "
     "compute its gradient. The variable in question was changed in there or "
     "anywhere later. Good luck!")
+
+
+class WrappedNumber(Tensor):
+    """A Python number taken into an operation as a tensor (``x * 2``).
+
+    PyTorch's "wrapped number": saved like any tensor, but never given to
+    a pack hook.
+    """
+
+    __slots__ = ()
 
 
 class BackwardFunction(Node):

@@ -5,15 +5,33 @@ Named and behaving as ``torch.utils.checkpoint.checkpoint`` with
 forward runs as usual and records its graph, but every tensor its nodes save
 is replaced by an empty *holder*. The first time backward unpacks one, the
 function runs again, and the tensors that run saves fill the holders, in
-order.
+order. The function's inputs are kept as saved tensors of a node of their
+own, outside the graph, as PyTorch's ``_NoopSaveInputs`` keeps them.
 """
 
 import warnings
 
+import numpy as np
+
+from toygrad.autograd.function import Function
 from toygrad.autograd.grad_mode import enable_grad
 from toygrad.autograd.graph import saved_tensors_hooks
+from toygrad.tensor import Tensor
 
 _OPTIONS = ("context_fn", "determinism_check", "debug")
+
+
+class _NoopSaveInputs(Function):
+    """Saves the tensors among its inputs; its output is an empty tensor."""
+
+    @staticmethod
+    def forward(ctx, dummy, *args):
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        return Tensor(np.empty((0,), dtype=np.float32))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise AssertionError("Did not expect to backward on this graph")
 
 
 class _Holder:
@@ -48,6 +66,8 @@ def checkpoint(function, *args, use_reentrant=None, **kwargs):
         if option in kwargs:
             raise NotImplementedError(
                 f"toygrad does not support checkpoint's {option} option")
+    dummy = Tensor(np.empty((0,), dtype=np.float32), requires_grad=True)
+    saver = _NoopSaveInputs.apply(dummy, *args).grad_fn
     holders = []
 
     def pack(tensor):
@@ -66,8 +86,10 @@ def checkpoint(function, *args, use_reentrant=None, **kwargs):
         def fill(tensor):
             next(waiting).tensor = tensor.detach()
 
+        saved = iter(saver.saved_tensors)
+        inputs = [next(saved) if isinstance(a, Tensor) else a for a in args]
         with enable_grad(), saved_tensors_hooks(fill, _nothing):
-            function(*args, **kwargs)
+            function(*inputs, **kwargs)
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)

@@ -67,6 +67,11 @@ TASKS = [
          "conv2d_backward", "ch08-fixed"),
     Task("8.2", "convolution's backward for batches and channels",
          "toygrad/examples/scipy_conv.py", "conv2d_batched_backward", "ch08-batched"),
+    Task("11.1", "checkpoint recomputes instead of saving",
+         "toygrad/utils/checkpoint.py", "checkpoint", "ch11-checkpoint",
+         depends=("6.1", "11.2")),
+    Task("11.2", "a saved tensor goes through the pack hook",
+         "toygrad/autograd/function.py", "SavedTensor.pack", "ch11-hooks", depends=("6.1",)),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

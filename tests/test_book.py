@@ -118,7 +118,7 @@ def test_each_building_chapter_names_its_tasks():
     for page in CHAPTERS:
         text = page.read_text()
         number = int(page.name[2:4])
-        named = set(re.findall(r"\*\*Task (\d\.\d)\*\*", text))
+        named = set(re.findall(r"\*\*Task (\d+\.\d+)\*\*", text))
         assert named == {task.id for task in TASKS if task.chapter == number}, page.name
         for task in (task for task in TASKS if task.chapter == number):
             assert f"**Task {task.id}**, {task.title}: `{task.qualname}`" in text

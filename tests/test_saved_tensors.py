@@ -1,6 +1,5 @@
 """Chapter 11: saved-tensor hooks, checkpointing and anomaly mode, beside PyTorch's."""
 
-import traceback
 import warnings
 
 import numpy as np
@@ -326,8 +325,29 @@ def test_an_error_in_backward_warns_with_the_forward_traceback_and_hint():
 def test_a_node_made_without_anomaly_mode_has_no_traceback():
     x = toygrad.tensor([0.0], requires_grad=True)
     y = x ** 0.5
-    text = anomaly_mode.format_stack(y.grad_fn)
+    (text,) = anomaly_mode.format_stack(y.grad_fn)
     assert text == ("Error detected in PowBackward0. No forward pass "
                     "information available. Enable detect anomaly during "
                     "forward pass for more information.")
-    assert traceback  # the module the tracebacks come from
+
+
+def test_a_node_made_by_a_backward_names_its_parent_in_a_warning_of_its_own():
+    seen = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly():
+                x = leaf(lib, [0.0, 1.0])
+                (x ** 3).sum().backward(create_graph=True)
+                gradient = x.grad  # its nodes were made by PowBackward0
+                error = error_of(lambda: (gradient ** 0.5).sum().backward())
+        texts = [str(w.message) for w in caught if w.category is UserWarning
+                 and "Error detected" in str(w.message)
+                 or "Previous calculation" in str(w.message)]
+        seen.append((error, [text.split(":")[0] for text in texts]))
+    assert seen[0] == seen[1]
+    assert seen[0][1] == [
+        "Error detected in PowBackward0. Traceback of forward call that "
+        "caused the error",
+        "\n\nPrevious calculation was induced by PowBackward0. Traceback of "
+        "forward call that induced the previous calculation"]

@@ -109,15 +109,17 @@ def _format_one(metadata, name, is_parent):
 
 
 def format_stack(node):
-    """PyTorch's text: the node's forward traceback, then its parents'."""
+    """PyTorch's warnings, one per node: the node's forward traceback, then
+    each parent's (the node whose backward created it, and so on)."""
     metadata = getattr(node, "metadata", None)
-    text = _format_one(metadata, node.name(), False)
+    texts = [_format_one(metadata, node.name(), False)]
     parent = metadata and metadata.get("parent_")
     while parent is not None:
         parent_metadata = getattr(parent, "metadata", None)
-        text += "\n\n" + _format_one(parent_metadata, parent.name(), True)
+        texts.append("\n\n" + _format_one(parent_metadata, parent.name(),
+                                           True))
         parent = parent_metadata and parent_metadata.get("parent_")
-    return text
+    return texts
 
 
 def apply(node, grads_in):
@@ -128,7 +130,8 @@ def apply(node, grads_in):
         if state.check_nan:
             _check_nan(node, grads_out)
     except Exception:
-        warnings.warn(format_stack(node), stacklevel=2)
+        for text in format_stack(node):
+            warnings.warn(text, stacklevel=2)
         raise
     finally:
         state.current_node = previous

@@ -70,8 +70,6 @@ class SavedTensor:
     # Task 6.1: a saved tensor refuses to be used after an in-place change
     def unpack(self, node):
         tensor = self.tensor
-        if tensor is None:  # packed by a hook: no version to check
-            return self.unpack_packed(node)
         counter = tensor._version_counter  # tensor._version, inlined: hot
         if (counter[0] if counter else 0) != self.version:
             if self.output_nr is not None:
@@ -123,7 +121,10 @@ class SavedTensor:
                        accumulator)
 
     def unpack_packed(self, node):
-        """``unpack_hook(packed)``, put back in the saved tensor's place."""
+        """``unpack_hook(packed)``, put back in the saved tensor's place.
+
+        No version check: what the hook kept may be a copy, as in PyTorch.
+        """
         packed, unpack_hook, grad_fn, output_nr, accumulator = self.packed
         data = unpack_hook(packed)
         if not isinstance(data, Tensor):
@@ -198,7 +199,9 @@ class BackwardFunction(Node):
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if self._saved is None:
             return ()
-        return tuple([None if saved is None else saved.unpack(self)
+        return tuple([None if saved is None
+                      else saved.unpack(self) if saved.tensor is not None
+                      else saved.unpack_packed(self)  # packed by a hook
                       for saved in self._saved])
 
     def mark_non_differentiable(self, *outputs):

@@ -535,6 +535,13 @@ def _anomaly_finds_nan(lib, x):
         _norm_at_zero(x).backward()
 
 
+def _anomaly_finds_nan_in_copy_slices(lib, x):
+    with lib.autograd.detect_anomaly():
+        h = x * 1
+        h[1:].div_(0.0)  # its backward divides a zero gradient by zero
+        (h * 0).sum().backward()
+
+
 def _anomaly_without_nan_check(lib, x):
     with lib.autograd.set_detect_anomaly(True, check_nan=False):
         _norm_at_zero(x).backward()
@@ -1339,6 +1346,10 @@ ENTRIES = [
              "is_grad_enabled")),
     OpEntry("autograd.detect_anomaly(): a NaN in backward",
             _anomaly_finds_nan,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("autograd.detect_anomaly",)),
+    OpEntry("autograd.detect_anomaly(): a NaN from CopySlices",
+            _anomaly_finds_nan_in_copy_slices,
             fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
             ("autograd.detect_anomaly",)),
     OpEntry("autograd.set_detect_anomaly(True, check_nan=False)",

@@ -351,3 +351,22 @@ def test_a_node_made_by_a_backward_names_its_parent_in_a_warning_of_its_own():
         "caused the error",
         "\n\nPrevious calculation was induced by PowBackward0. Traceback of "
         "forward call that induced the previous calculation"]
+
+
+def test_a_nan_through_copy_slices_names_it_and_the_in_place_line():
+    seen = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly():
+                h = leaf(lib, [1.0, 2.0, 3.0]) * 1
+                h[1:].div_(0.0)  # the line the traceback must end at
+                error = error_of(lambda: (h * 0).sum().backward())
+        texts = [str(w.message).split(" (Triggered internally")[0]
+                 for w in caught if "Error detected" in str(w.message)]
+        seen.append((error, [text.rstrip("\n").split("\n")[-1].strip()
+                             for text in texts], texts[0].split(".")[0]))
+    assert seen[0] == seen[1]
+    assert seen[0][1] == ["h[1:].div_(0.0)  # the line the traceback must end at"]
+    assert seen[0][0][1] == ("Function 'torch::autograd::CopySlices' "
+                             "returned nan values in its 0th output.")

@@ -19,7 +19,7 @@ PyTorch does all three (``torch/csrc/autograd/variable.cpp``,
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, _short_name
+from toygrad.autograd.function import Function, _short_name, anomaly
 from toygrad.autograd.graph import Node, current_saved_tensors_hooks
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
@@ -96,13 +96,22 @@ def refresh_grad_fn(view):
     view._grad_fn = AsStridedBackward0(base._gradient_edge(),
                                        _positions(view), base)
     view.output_nr = 0
+    _remember_forward(view._grad_fn)
+
+
+def _remember_forward(node):
+    """Under anomaly mode (chapter 11), keep the traceback of the line that
+    made ``node``, as ``Function.apply`` does for the nodes it records."""
+    if anomaly.enabled:
+        from toygrad.autograd.anomaly_mode import store_stack
+        store_stack(node)
 
 
 class AsStridedBackward0(Node):
     """A view's node after its base changed: the base's gradient, zero
     except at the positions the view takes from the base."""
 
-    __slots__ = ("next_functions", "positions", "base_shape")
+    __slots__ = ("next_functions", "positions", "base_shape", "metadata")
 
     def __init__(self, base_edge, positions, base):
         super().__init__()
@@ -165,7 +174,7 @@ class CopySlices(Node):
     node ``fn``; the rest goes straight on to the base's previous history.
     """
 
-    __slots__ = ("next_functions", "fn", "positions")
+    __slots__ = ("next_functions", "fn", "positions", "metadata")
 
     def __init__(self, base_edge, positions, fn):
         super().__init__()
@@ -313,4 +322,5 @@ def inplace(target, function, *args):
     base._grad_fn = CopySlices(base._gradient_edge(), _positions(target),
                                node)
     base.output_nr = 0
+    _remember_forward(base._grad_fn)
     return target

@@ -94,6 +94,14 @@ def store_stack(node):
         node.metadata["parent_"] = state.current_node
 
 
+def _name(node):
+    """A node's name as PyTorch's ``name()`` gives it: with its C++
+    namespace for the nodes PyTorch writes in C++ (``CopySlices``)."""
+    from toygrad.autograd.function import _CPP_NODES  # imports this module
+    name = node.name()
+    return "torch::autograd::" + name if name in _CPP_NODES else name
+
+
 def _format_one(metadata, name, is_parent):
     stack = metadata.get("traceback_") if metadata else None
     if stack is None:
@@ -112,11 +120,11 @@ def format_stack(node):
     """PyTorch's warnings, one per node: the node's forward traceback, then
     each parent's (the node whose backward created it, and so on)."""
     metadata = getattr(node, "metadata", None)
-    texts = [_format_one(metadata, node.name(), False)]
+    texts = [_format_one(metadata, _name(node), False)]
     parent = metadata and metadata.get("parent_")
     while parent is not None:
         parent_metadata = getattr(parent, "metadata", None)
-        texts.append("\n\n" + _format_one(parent_metadata, parent.name(),
+        texts.append("\n\n" + _format_one(parent_metadata, _name(parent),
                                            True))
         parent = parent_metadata and parent_metadata.get("parent_")
     return texts
@@ -142,5 +150,5 @@ def _check_nan(node, grads_out):
     for index, grad in enumerate(grads_out):
         data = np.asarray(getattr(grad, "data", 0.0))
         if data.dtype.kind == "f" and np.isnan(data).any():
-            raise RuntimeError(f"Function '{node.name()}' returned nan values "
+            raise RuntimeError(f"Function '{_name(node)}' returned nan values "
                                f"in its {index}th output.")

@@ -34,6 +34,10 @@ class _NoopSaveInputs(Function):
         raise AssertionError("Did not expect to backward on this graph")
 
 
+class _StopRecomputation(Exception):
+    """Raised when the second run has saved all it needs to."""
+
+
 class _Holder:
     """Stands in a node for one saved tensor until backward needs it."""
 
@@ -77,6 +81,10 @@ def checkpoint(function, *args, use_reentrant=None, **kwargs):
     def unpack(holder):
         if holder.tensor is None:
             recompute()
+        if holder.tensor is None:  # PyTorch checks the second run closely
+            raise NotImplementedError(
+                "toygrad does not support PyTorch's CheckpointError: the "
+                "function saved fewer tensors when run again")
         tensor, holder.tensor = holder.tensor, None
         return tensor
 
@@ -84,12 +92,18 @@ def checkpoint(function, *args, use_reentrant=None, **kwargs):
         waiting = iter(holders)
 
         def fill(tensor):
-            next(waiting).tensor = tensor.detach()
+            holder = next(waiting, None)
+            if holder is None:  # every holder is full: stop, as PyTorch
+                raise _StopRecomputation
+            holder.tensor = tensor.detach()
 
         saved = iter(saver.saved_tensors)
         inputs = [next(saved) if isinstance(a, Tensor) else a for a in args]
-        with enable_grad(), saved_tensors_hooks(fill, _nothing):
-            function(*inputs, **kwargs)
+        try:
+            with enable_grad(), saved_tensors_hooks(fill, _nothing):
+                function(*inputs, **kwargs)
+        except _StopRecomputation:
+            pass
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)

@@ -551,6 +551,29 @@ def _backward_that_fails(lib, x):
     return None, x.grad
 
 
+def _norm_at_zero(x):
+    # The length of a zero vector: its backward meets 0 * inf, a NaN.
+    return ((x - x.detach()) ** 2).sum() ** 0.5
+
+
+def _anomaly_finds_nan(lib, x):
+    with lib.autograd.detect_anomaly():
+        _norm_at_zero(x).backward()
+
+
+def _anomaly_finds_nan_in_copy_slices(lib, x):
+    with lib.autograd.detect_anomaly():
+        h = x * 1
+        h[1:].div_(0.0)  # its backward divides a zero gradient by zero
+        (h * 0).sum().backward()
+
+
+def _anomaly_without_nan_check(lib, x):
+    with lib.autograd.set_detect_anomaly(True, check_nan=False):
+        _norm_at_zero(x).backward()
+    return x.grad
+
+
 def _grad_mode_functions(lib, x):
     with lib.no_grad():
         inside = lib.is_grad_enabled()
@@ -1361,6 +1384,18 @@ ENTRIES = [
                                                          grad=False))),
             ("no_grad", "enable_grad", "set_grad_enabled",
              "is_grad_enabled")),
+    OpEntry("autograd.detect_anomaly(): a NaN in backward",
+            _anomaly_finds_nan,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("autograd.detect_anomaly",)),
+    OpEntry("autograd.detect_anomaly(): a NaN from CopySlices",
+            _anomaly_finds_nan_in_copy_slices,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("autograd.detect_anomaly",)),
+    OpEntry("autograd.set_detect_anomaly(True, check_nan=False)",
+            _anomaly_without_nan_check,
+            fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
+            ("autograd.set_detect_anomaly",)),
     OpEntry("set_grad_enabled(False) as a call",
             _set_grad_enabled_as_a_call,
             fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
@@ -2182,6 +2217,42 @@ DELIBERATE = {
 # The cases that differ today and are not deliberate: the to-do list of
 # toygrad's core. Remove an entry when its case is fixed.
 KNOWN_DIVERGENCES = {
+}
+
+
+# What each case's nodes save, seen through saved-tensor hooks (chapter 11):
+# the same tensors (shape, dtype, numbers) as PyTorch's, except for these.
+
+def saved_by(lib, case):
+    """The tensors ``case`` saves for backward on ``lib``, sorted, as
+    (shape, dtype, sum of the numbers); None if the case raises."""
+    hooks = (torch.autograd.graph.saved_tensors_hooks if lib is TORCH
+             else toygrad.autograd.graph.saved_tensors_hooks)
+    log = []
+
+    def pack(tensor):
+        numbers = np.asarray(tensor.detach().numpy() if lib is TORCH
+                             else tensor.data, dtype=np.float64)
+        log.append((tuple(tensor.shape), SHORT[str(tensor.dtype).replace(
+            "torch.", "")], float(np.nan_to_num(numbers).sum())))
+        return tensor
+
+    with quiet(), hooks(pack, lambda tensor: tensor):
+        outcome = run(lib, case)
+    return None if outcome.error else sorted(log)
+
+
+_NLL_SAVES = (
+    "saved buffers: PyTorch's NllLossBackward0 also saves its input and the "
+    "total weight, which its formula does not use; toygrad's saves the "
+    "target only")
+_RPOW_SAVES = (
+    "saved buffers: PyTorch's PowBackward2 (number ** a) saves the exponent "
+    "and the result; toygrad's saves the result, all its formula uses")
+SAVED_DIFFERENCES = {  # by entry: every sample of it differs
+    "number ** a": _RPOW_SAVES,
+    "F.nll_loss(log_probs, target)": _NLL_SAVES,
+    "F.cross_entropy(logits, target)": _NLL_SAVES,
 }
 
 

@@ -73,6 +73,11 @@ TASKS = [
     Task("10.2", "a non-leaf keeps its gradient when asked",
          "toygrad/autograd/hooks.py", "retain_grad", "ch10-retain-grad",
          depends=("4.1", "4.2", "5.1", "6.1", "10.1")),
+    Task("11.1", "checkpoint recomputes instead of saving",
+         "toygrad/utils/checkpoint.py", "checkpoint", "ch11-checkpoint",
+         depends=("6.1", "11.2")),
+    Task("11.2", "a saved tensor goes through the pack hook",
+         "toygrad/autograd/function.py", "SavedTensor.pack", "ch11-hooks"),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

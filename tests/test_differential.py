@@ -45,6 +45,43 @@ def test_toygrad_agrees_with_pytorch(case):
     assert not differences, "\n".join(differences)
 
 
+def saved_cases():
+    """Every case but the scalar Value's (it saves Python numbers, not
+    tensors), the deliberate and unsupported ones, and those on which torch
+    raises (the test above compares the errors)."""
+    cases = [case for case in optable.CASES
+             if not case.id.startswith("Value")
+             and case.id not in optable.DELIBERATE
+             and case.id not in optable.UNSUPPORTED]
+    out = []
+    for case in cases:
+        theirs = optable.saved_by(optable.TORCH, case)
+        if theirs is None:
+            continue
+        # A listed entry differs where torch saves something.
+        reason = theirs and optable.SAVED_DIFFERENCES.get(case.entry.name)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(case, id=case.id, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("case", saved_cases())
+def test_toygrad_saves_what_pytorch_saves(case):
+    theirs = optable.saved_by(optable.TORCH, case)
+    ours = optable.saved_by(optable.TOYGRAD, case)
+    assert ours is not None and theirs is not None
+    assert [kept[:2] for kept in ours] == [kept[:2] for kept in theirs]
+    assert np.allclose([kept[2] for kept in ours],
+                       [kept[2] for kept in theirs], rtol=1e-5)
+
+
+def test_every_saved_difference_names_an_entry_and_a_class():
+    names = {entry.name for entry in optable.ENTRIES}
+    for name, reason in optable.SAVED_DIFFERENCES.items():
+        assert name in names, name
+        assert reason.split(":")[0] in optable.CLASSES, reason
+
+
 # The table itself.
 
 def test_case_ids_are_unique_and_counted():

@@ -5,6 +5,7 @@ Slow (each check runs pytest on a copy of the code in a fresh process), so selec
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from chapters import LAST, files_up_to
+from chapters import files_up_to
 
 pytestmark = pytest.mark.instructor
 
@@ -36,7 +37,13 @@ def cut(chapter, folder):
     return code
 
 
-@pytest.mark.parametrize("chapter", range(2, LAST + 1))
+# The chapters from 2 on, as the table of contents lists them (a number can be missing
+# while its chapter is written on another branch).
+BOOK_CHAPTERS = sorted({int(number) for number in re.findall(
+    r"chapters/ch(\d\d)_", (ROOT / "_toc.yml").read_text())} - {1})
+
+
+@pytest.mark.parametrize("chapter", BOOK_CHAPTERS)
 def test_a_package_cut_after_a_chapter_imports_and_passes_that_chapter_s_tests(
         chapter, tmp_path):
     code = cut(chapter, tmp_path)

@@ -13,7 +13,7 @@ never a silently different answer.
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function
+from toygrad.autograd.function import Function, WrappedNumber
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
     result_type, tensor_type, torch_name, true_divide_type)
@@ -72,7 +72,7 @@ def _wrap(value, dtype):
     if not _number(value):
         raise TypeError(f"unsupported operand type for a toygrad tensor: "
                         f"{type(value).__name__}")
-    return Tensor(np.asarray(value, dtype=dtype))
+    return WrappedNumber(np.asarray(value, dtype=dtype))
 
 
 def broadcast_shape(a, b):

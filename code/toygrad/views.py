@@ -19,8 +19,8 @@ PyTorch does all three (``torch/csrc/autograd/variable.cpp``,
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, _short_name
-from toygrad.autograd.graph import Node
+from toygrad.autograd.function import Function, _short_name, anomaly
+from toygrad.autograd.graph import Node, current_saved_tensors_hooks
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
 
@@ -103,13 +103,22 @@ def refresh_grad_fn(view):
     view._grad_fn = AsStridedBackward0(base._gradient_edge(),
                                        _positions(view), base)
     view.output_nr = 0
+    _remember_forward(view._grad_fn)
+
+
+def _remember_forward(node):
+    """Under anomaly mode (chapter 11), keep the traceback of the line that
+    made ``node``, as ``Function.apply`` does for the nodes it records."""
+    if anomaly.enabled:
+        from toygrad.autograd.anomaly_mode import store_stack
+        store_stack(node)
 
 
 class AsStridedBackward0(Node):
     """A view's node after its base changed: the base's gradient, zero
     except at the positions the view takes from the base."""
 
-    __slots__ = ("next_functions", "positions", "base_shape")
+    __slots__ = ("next_functions", "positions", "base_shape", "metadata")
 
     def __init__(self, base_edge, positions, base):
         super().__init__()
@@ -172,7 +181,7 @@ class CopySlices(Node):
     node ``fn``; the rest goes straight on to the base's previous history.
     """
 
-    __slots__ = ("next_functions", "fn", "positions")
+    __slots__ = ("next_functions", "fn", "positions", "metadata")
 
     def __init__(self, base_edge, positions, fn):
         super().__init__()
@@ -314,8 +323,14 @@ def inplace(target, function, *args):
             raise RuntimeError(
                 f"output with shape {list(target.shape)} doesn't match the "
                 f"broadcast shape {list(shape)}")
-    result = (ops.binary(function, target, *args) if args
-              and function is not ops.Copy else function.apply(target, *args))
+    source = target
+    if function.saves_self is not None and current_saved_tensors_hooks():
+        # A pack hook must be given target's numbers as they are now, not
+        # target, which is about to change: a copy, as PyTorch's
+        # ``original_self``.
+        source = _snapshot(target)
+    result = (ops.binary(function, source, *args) if args
+              and function is not ops.Copy else function.apply(source, *args))
     node = result._grad_fn
     saved = node._saved if node is not None else None
     if saved and function.saves_self is not None:
@@ -335,4 +350,5 @@ def inplace(target, function, *args):
     base._grad_fn = CopySlices(base._gradient_edge(), _positions(target),
                                node)
     base.output_nr = 0
+    _remember_forward(base._grad_fn)
     return target

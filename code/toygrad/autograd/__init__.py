@@ -13,3 +13,9 @@ if find_spec("toygrad.tensor") is not None:  # chapter 5 on: Functions
     from toygrad.autograd.function import Function
 
     __all__ = ["Function", "GradcheckError", "gradcheck"]
+
+if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
+    from toygrad.autograd.anomaly_mode import (
+        detect_anomaly, set_detect_anomaly)
+
+    __all__ += ["detect_anomaly", "set_detect_anomaly"]

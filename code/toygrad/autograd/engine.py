@@ -21,6 +21,24 @@ unchanged.
 
 import collections
 import heapq
+import types
+from importlib.util import find_spec
+
+if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
+    from toygrad.autograd import anomaly_mode
+    anomaly = anomaly_mode.state
+else:
+    anomaly = types.SimpleNamespace(enabled=False)
+
+
+def _call_function(node, grads_in):
+    """Run ``node`` with its hooks (chapter 10) and, in anomaly mode, its
+    checks (chapter 11); return the gradients it received and sent."""
+    run = anomaly_mode.apply if anomaly.enabled else None
+    if node._hooks is None:
+        return grads_in, run(node, grads_in)
+    from toygrad.autograd.hooks import call_function
+    return call_function(node, grads_in, run)
 
 
 # Task 4.1: the engine's loop: every node once, newest first
@@ -47,11 +65,10 @@ def execute(root, grad, retain_graph=False, input_nr=0):
         grads_in = received.pop(node)
         if node.num_outputs == 1:
             grads_in = (grads_in,)
-        if node._hooks is None:
+        if node._hooks is None and not anomaly.enabled:
             grads_out = node.apply(*grads_in)
-        else:  # chapter 10: the hooks run around the node
-            from toygrad.autograd.hooks import call_function
-            grads_in, grads_out = call_function(node, grads_in)
+        else:  # chapters 10 and 11: hooks around the node, anomaly checks
+            grads_in, grads_out = _call_function(node, grads_in)
         if not retain_graph:
             node.release_variables()
         yield node, grads_in, grads_out

@@ -10,11 +10,23 @@ received *is* the graph node, an instance of the class ``FooBackward`` made for
 
 import functools
 import inspect
+import types
+import weakref
+from importlib.util import find_spec
 
 from toygrad.autograd import grad_mode
 from toygrad.dtypes import tensor_type
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
+from toygrad.autograd.graph import (
+    current_saved_tensors_hooks, grad_accumulator,
+    saved_tensors_hooks_state as _hooks)
 from toygrad.tensor import Tensor
+
+if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
+    from toygrad.autograd import anomaly_mode
+    anomaly = anomaly_mode.state
+else:
+    anomaly = types.SimpleNamespace(enabled=False)
 
 _RELEASED = object()  # what a node's saved tensors become after backward
 
@@ -42,14 +54,16 @@ class SavedTensor:
     so that no reference cycle forms; ``unpack`` puts the link back.
     """
 
-    __slots__ = ("tensor", "version", "output_nr")
+    __slots__ = ("tensor", "version", "output_nr", "packed")
 
-    def __init__(self, tensor, node):
+    def __init__(self, tensor, node, hooks=None):
         if tensor._is_inference:  # chapter 10
             _refuse_inference(tensor)
         counter = tensor._version_counter  # tensor._version, inlined: hot
         self.version = counter[0] if counter else 0
-        if tensor._grad_fn is node:  # an output of this very node
+        if hooks and type(tensor) is not WrappedNumber:  # chapter 11
+            self.pack(tensor, node, hooks)
+        elif tensor._grad_fn is node:  # an output of this very node
             self.tensor = tensor._alias()
             self.output_nr = tensor.output_nr
         else:
@@ -74,15 +88,82 @@ class SavedTensor:
                 "been modified by an inplace operation: "
                 f"{_type_and_shape(tensor)}{origin} is at version "
                 f"{tensor._version}; expected version {self.version} instead. "
-                "Hint: enable anomaly detection to find the operation that "
-                "failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                + (_HINT_ANOMALY if anomaly.enabled else _HINT))
         if self.output_nr is None:
             return tensor
         output = tensor._alias()
         output.grad_fn = node
         output.output_nr = self.output_nr
         return output
+
+    # Task 11.2: a saved tensor goes through the pack hook
+    def pack(self, tensor, node, hooks):
+        """Keep ``pack_hook(tensor)`` instead of ``tensor``, and what
+        unpacking needs to give the result ``tensor``'s place in the graph:
+        its node and output number, or its leaf's AccumulateGrad."""
+        pack_hook, unpack_hook = hooks
+        with grad_mode.no_grad():
+            packed = pack_hook(tensor)
+        if tensor._version != self.version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. "
+                "Tensors provided as input to pack hook cannot be modified "
+                "by in-place operations as this can lead to unexpected "
+                "side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook.")
+        self.tensor = None
+        grad_fn, accumulator = None, None
+        if tensor._grad_fn is node:
+            self.output_nr = tensor.output_nr  # its node is ``node``
+        else:
+            self.output_nr = None
+            grad_fn = tensor.grad_fn
+            if grad_fn is None and tensor._requires_grad:
+                accumulator = grad_accumulator(tensor)
+        self.packed = (packed, unpack_hook, grad_fn, tensor.output_nr,
+                       accumulator)
+
+    def unpack_packed(self, node):
+        """``unpack_hook(packed)``, put back in the saved tensor's place.
+
+        No version check: what the hook kept may be a copy, as in PyTorch.
+        """
+        packed, unpack_hook, grad_fn, output_nr, accumulator = self.packed
+        data = unpack_hook(packed)
+        if not isinstance(data, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to "
+                            "be a Tensor but got result of type "
+                            f"{type(data).__name__}")
+        if self.output_nr is not None:
+            grad_fn = node
+        if grad_fn is None and accumulator is None and not data.requires_grad:
+            return data
+        output = data._alias()
+        if grad_fn is not None:
+            output.grad_fn, output.output_nr = grad_fn, output_nr
+        elif accumulator is not None:
+            output._requires_grad = True
+            output._accumulator = weakref.ref(accumulator)
+        return output
+
+
+_HINT = ("Hint: enable anomaly detection to find the operation that failed "
+         "to compute its gradient, with "
+         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_HINT_ANOMALY = (
+    "Hint: the backtrace further above shows the operation that failed to "
+    "compute its gradient. The variable in question was changed in there or "
+    "anywhere later. Good luck!")
+
+
+class WrappedNumber(Tensor):
+    """A Python number taken into an operation as a tensor (``x * 2``).
+
+    PyTorch's "wrapped number": saved like any tensor, but never given to
+    a pack hook.
+    """
+
+    __slots__ = ()
 
 
 def _refuse_inference(tensor):
@@ -145,7 +226,9 @@ class BackwardFunction(Node):
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if self._saved is None:
             return ()
-        return tuple([None if saved is None else saved.unpack(self)
+        return tuple([None if saved is None
+                      else saved.unpack(self) if saved.tensor is not None
+                      else saved.unpack_packed(self)  # packed by a hook
                       for saved in self._saved])
 
     def mark_non_differentiable(self, *outputs):
@@ -324,6 +407,8 @@ def _connect(ctx, inputs):
             input_meta.append(None)
     ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
     ctx.sequence_nr = next_sequence_nr()
+    if anomaly.enabled:  # chapter 11: where this node was made
+        anomaly_mode.store_stack(ctx)
 
 
 def _record(ctx, inputs, outputs):
@@ -367,7 +452,8 @@ def _save(ctx):
     """Keep what forward gave ``save_for_backward``, now that the outputs
     point to ``ctx`` (a saved output is recognised as one)."""
     if ctx.to_save:
-        ctx._saved = tuple([None if t is None else SavedTensor(t, ctx)
+        hooks = _hooks.stack and current_saved_tensors_hooks()
+        ctx._saved = tuple([None if t is None else SavedTensor(t, ctx, hooks)
                             for t in ctx.to_save])
         del ctx.to_save
 

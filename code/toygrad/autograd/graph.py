@@ -126,3 +126,67 @@ def grad_accumulator(leaf):
         accumulator = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(accumulator)
     return accumulator
+
+
+# Saved-tensor hooks (chapter 11): how a node stores what it saves.
+
+import contextlib  # noqa: E402  (kept with the code that uses them)
+import threading  # noqa: E402
+
+class _SavedTensorsHooks(threading.local):
+    """Per thread, as in PyTorch: the pairs pushed by ``saved_tensors_hooks``
+    (innermost last), and the message that forbids them, if any."""
+
+    def __init__(self):
+        self.stack = []
+        self.disabled_message = None
+
+
+saved_tensors_hooks_state = _SavedTensorsHooks()
+
+
+def current_saved_tensors_hooks():
+    """The ``(pack_hook, unpack_hook)`` pair a tensor saved now goes
+    through: the innermost one, or None."""
+    state = saved_tensors_hooks_state
+    if not state.stack or state.disabled_message is not None:
+        return None
+    return state.stack[-1]
+
+
+class saved_tensors_hooks:
+    """Within this context, every tensor a node saves goes through the hooks.
+
+    ``pack_hook(tensor)`` runs (with grad mode off) when the tensor is saved,
+    and what it returns is kept instead of the tensor; ``unpack_hook(packed)``
+    runs when backward asks for it, and must return a tensor with the same
+    numbers. Nested contexts: only the innermost pair is used.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        state = saved_tensors_hooks_state
+        if state.disabled_message is not None:
+            raise RuntimeError(state.disabled_message)
+        state.stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc_info):
+        saved_tensors_hooks_state.stack.pop()
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Within this context, using saved-tensor hooks raises
+    ``RuntimeError(error_message)``; so does entering it while some are on."""
+    state = saved_tensors_hooks_state
+    previous = state.disabled_message
+    try:
+        state.disabled_message = error_message
+        if state.stack:
+            raise RuntimeError(error_message)
+        yield
+    finally:
+        state.disabled_message = previous

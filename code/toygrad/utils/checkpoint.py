@@ -1,0 +1,113 @@
+"""Activation checkpointing: recompute in backward instead of storing.
+
+Named and behaving as ``torch.utils.checkpoint.checkpoint`` with
+``use_reentrant=False``, and built the same way, on saved-tensor hooks: the
+forward runs as usual and records its graph, but every tensor its nodes save
+is replaced by an empty *holder*. The first time backward unpacks one, the
+function runs again, and the tensors that run saves fill the holders, in
+order. The function's inputs are kept as saved tensors of a node of their
+own, outside the graph, as PyTorch's ``_NoopSaveInputs`` keeps them.
+"""
+
+import warnings
+
+import numpy as np
+
+from toygrad.autograd.function import Function
+from toygrad.autograd.grad_mode import enable_grad
+from toygrad.autograd.graph import saved_tensors_hooks
+from toygrad.tensor import Tensor
+
+_OPTIONS = ("context_fn", "determinism_check", "debug")
+
+
+class _NoopSaveInputs(Function):
+    """Saves the tensors among its inputs; its output is an empty tensor."""
+
+    @staticmethod
+    def forward(ctx, dummy, *args):
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        return Tensor(np.empty((0,), dtype=np.float32))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise AssertionError("Did not expect to backward on this graph")
+
+
+class _StopRecomputation(Exception):
+    """Raised when the second run has saved all it needs to."""
+
+
+class _Holder:
+    """Stands in a node for one saved tensor until backward needs it."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self):
+        self.tensor = None
+
+
+# Task 11.1: checkpoint recomputes instead of saving
+def checkpoint(function, *args, use_reentrant=None, **kwargs):
+    """``function(*args, **kwargs)``, keeping none of the tensors its
+    operations save for backward: backward runs it again to get them."""
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be "
+            "passed explicitly. Starting in PyTorch 2.9, calling checkpoint "
+            "without use_reentrant will raise an exception. "
+            "use_reentrant=False is recommended, but if you need to preserve "
+            "the current default behavior, you can pass use_reentrant=True. "
+            "Refer to docs for more details on the differences between the "
+            "two variants.", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        raise NotImplementedError(
+            "toygrad does not support checkpoint with use_reentrant=True "
+            "(the reentrant variant); pass use_reentrant=False")
+    kwargs.pop("preserve_rng_state", True)  # toygrad's operations draw none
+    for option in _OPTIONS:
+        if option in kwargs:
+            raise NotImplementedError(
+                f"toygrad does not support checkpoint's {option} option")
+    dummy = Tensor(np.empty((0,), dtype=np.float32), requires_grad=True)
+    saver = _NoopSaveInputs.apply(dummy, *args).grad_fn
+    holders = []
+
+    def pack(tensor):
+        holders.append(_Holder())
+        return holders[-1]
+
+    def unpack(holder):
+        if holder.tensor is None:
+            recompute()
+        if holder.tensor is None:  # PyTorch checks the second run closely
+            raise NotImplementedError(
+                "toygrad does not support PyTorch's CheckpointError: the "
+                "function saved fewer tensors when run again")
+        tensor, holder.tensor = holder.tensor, None
+        return tensor
+
+    def recompute():
+        waiting = iter(holders)
+
+        def fill(tensor):
+            holder = next(waiting, None)
+            if holder is None:  # every holder is full: stop, as PyTorch
+                raise _StopRecomputation
+            holder.tensor = tensor.detach()
+
+        saved = iter(saver.saved_tensors)
+        inputs = [next(saved) if isinstance(a, Tensor) else a for a in args]
+        try:
+            with enable_grad(), saved_tensors_hooks(fill, _nothing):
+                function(*inputs, **kwargs)
+        except _StopRecomputation:
+            pass
+
+    with saved_tensors_hooks(pack, unpack):
+        return function(*args, **kwargs)
+
+
+def _nothing(_):
+    """The recomputed graph is thrown away: its holders are never unpacked."""

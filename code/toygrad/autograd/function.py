@@ -100,10 +100,11 @@ def _refuse_inference(tensor):
         "`torch.inference_mode()`.")
 
 
-def _mark_inference(outputs):
-    """Outputs made in inference mode are inference tensors."""
+def _mark_inference(outputs, inputs):
+    """Outputs made in inference mode are inference tensors (an input
+    returned as it is stays what it was)."""
     for out in (outputs if type(outputs) is tuple else (outputs,)):
-        if isinstance(out, Tensor):
+        if isinstance(out, Tensor) and not any(out is x for x in inputs):
             out._is_inference = True
 
 
@@ -262,7 +263,7 @@ class Function(metaclass=FunctionMeta):
         if not enabled:  # as in a backward pass: nothing to switch off
             outputs = cls.forward(ctx, *inputs)
             if state.inference and not cls.is_view:  # chapter 10
-                _mark_inference(outputs)
+                _mark_inference(outputs, inputs)
         else:
             state.enabled = False
             try:  # forward's own operations are not recorded

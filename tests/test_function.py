@@ -162,6 +162,30 @@ def test_forward_and_setup_context_split_as_in_pytorch():
     assert messages[0] == messages[1]
 
 
+def test_an_input_returned_unrecorded_comes_back_as_a_new_tensor():
+    """Not recorded, an input that forward returns as it is is a new tensor."""
+    seen = {}
+    for lib in (toygrad, torch):
+        class Same(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x, y * 1
+
+            @staticmethod
+            def backward(ctx, grad_x, grad_y):
+                return grad_x, grad_y
+
+        leaf = lib.tensor(np.ones(2), requires_grad=True)
+        with lib.no_grad():
+            same, other = Same.apply(leaf, leaf)
+        constant = lib.tensor(np.ones(2))
+        alone, _ = Same.apply(constant, constant)
+        same.mul_(2)  # shares the leaf's numbers and version counter
+        seen[lib] = (same is leaf, same.requires_grad, same.grad_fn, leaf._version,
+                     float(leaf.detach()[0]), alone is constant, alone.requires_grad)
+    assert seen[toygrad] == seen[torch] == (False, False, None, 1, 2.0, False, False)
+
+
 def test_mark_non_differentiable_and_multiple_outputs():
     def run(lib, base):
         class SortWithIndex(base):

@@ -182,10 +182,11 @@ def _refuse_inference(tensor):
         "`torch.inference_mode()`.")
 
 
-def _mark_inference(outputs):
-    """Outputs made in inference mode are inference tensors."""
+def _mark_inference(outputs, inputs):
+    """Outputs made in inference mode are inference tensors (an input
+    returned as it is stays what it was)."""
     for out in (outputs if type(outputs) is tuple else (outputs,)):
-        if isinstance(out, Tensor):
+        if isinstance(out, Tensor) and not any(out is x for x in inputs):
             out._is_inference = True
 
 
@@ -372,14 +373,26 @@ class Function(metaclass=FunctionMeta):
         finally:
             state.enabled = enabled
         if state.inference and not cls.is_view:  # chapter 10
-            _mark_inference(outputs)
+            _mark_inference(outputs, inputs)
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:
             _check_dirty(ctx, inputs, enabled)
-        if not recording:
-            return outputs  # nothing is recorded
+        if not recording:  # nothing is recorded
+            return _returned_inputs_aliased(outputs, inputs)
         return _record(ctx, inputs, outputs)
+
+
+def _returned_inputs_aliased(outputs, inputs):
+    """An input that forward returned as it is comes back as a new tensor
+    (same numbers, same version counter, no history), as in PyTorch."""
+    if type(outputs) is not tuple:
+        for x in inputs:
+            if x is outputs:
+                return outputs._alias()
+        return outputs
+    return tuple([out._alias() if any(out is x for x in inputs) else out
+                  for out in outputs])
 
 
 def _bind_defaults(forward, inputs):

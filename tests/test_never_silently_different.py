@@ -7,6 +7,9 @@ different answer (or no error) before views, in-place operations, dims,
 dtypes and the engine's order were made PyTorch's.
 """
 
+import subprocess
+import sys
+import textwrap
 import warnings
 import weakref
 
@@ -572,3 +575,33 @@ def test_a_gradient_the_stepper_shows_is_copied():
              if g is not None]
     assert any(np.shares_memory(array, made()) for array in shown)
     assert not any(np.shares_memory(x.grad.data, array) for array in shown)
+
+
+def test_nan_and_inf_warn_as_in_pytorch_that_is_not_at_all():
+    """NumPy's "invalid value encountered" warnings do not leak out of toygrad.
+
+    Run in a fresh interpreter with every warning shown: pytest restores the
+    warning filters after collecting, which drops the one toygrad adds on import.
+    """
+    script = textwrap.dedent("""
+        import warnings
+        import numpy as np
+        import torch
+        import toygrad
+
+        for lib in (toygrad, torch):
+            with warnings.catch_warnings(record=True) as seen:
+                x = lib.tensor(np.array([0.0, -1.0, 1e308]), requires_grad=True)
+                y = (x.log() * 2 + (x * 0).exp() / x + x * 10).sum()
+                y.backward()
+            grad = x.grad.detach().numpy() if lib is torch else x.grad.data
+            assert np.isnan(grad[0])
+            print(lib.__name__, [str(w.message) for w in seen])
+        with warnings.catch_warnings(record=True) as seen:
+            np.array([0.0]) / 0.0          # NumPy itself still warns
+        print("numpy", [w.category.__name__ for w in seen])
+    """)
+    run = subprocess.run([sys.executable, "-W", "always", "-c", script],
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.splitlines() == ["toygrad []", "torch []",
+                                       "numpy ['RuntimeWarning']"], run.stderr

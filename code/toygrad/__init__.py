@@ -6,10 +6,19 @@ the tests test. The package is layered the same way: cut after any chapter
 (as a student's copy may be), it imports what that chapter has built.
 """
 
+import warnings
 from importlib.util import find_spec
 
 __version__ = "0.1.0"
 __all__ = []
+
+# NumPy warns when arithmetic meets inf or NaN ("invalid value encountered in
+# multiply"); PyTorch computes the same IEEE results without a word. So that
+# toygrad warns where PyTorch warns, and only there, NumPy's warnings raised
+# from toygrad's own code are not shown (a user's own NumPy code still warns).
+warnings.filterwarnings(
+    "ignore", r"(invalid value|divide by zero|overflow|underflow) encountered",
+    RuntimeWarning, r"toygrad(\.|$)")
 
 if find_spec("toygrad.tensor") is not None:  # chapter 5 on: tensors
     from toygrad.autograd.grad_mode import (

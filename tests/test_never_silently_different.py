@@ -605,3 +605,15 @@ def test_nan_and_inf_warn_as_in_pytorch_that_is_not_at_all():
                          capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == ["toygrad []", "torch []",
                                        "numpy ['RuntimeWarning']"], run.stderr
+
+
+def test_numpy_refuses_a_tensor_that_requires_grad_only_in_grad_mode():
+    outcomes = {}
+    for lib in (toygrad, torch):
+        x = lib.tensor(np.ones(2), requires_grad=True)
+        with lib.no_grad():
+            allowed = np.asarray(x.numpy()).tolist()
+        with pytest.raises(RuntimeError) as refused:
+            x.numpy()
+        outcomes[lib] = (allowed, str(refused.value))
+    assert outcomes[toygrad] == outcomes[torch]

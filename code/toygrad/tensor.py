@@ -243,7 +243,7 @@ class Tensor:
         return self._base is not None
 
     def numpy(self):
-        if self.requires_grad:
+        if self.requires_grad and grad_mode.state.enabled:  # as in PyTorch
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead.")

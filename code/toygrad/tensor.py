@@ -389,7 +389,8 @@ class Tensor:
         d(final)/d(self); it may be left out only for a one-element tensor.
         Unless ``retain_graph``, the graph's saved tensors are freed
         afterwards. With ``create_graph`` the backward pass is itself
-        recorded, so gradients can be differentiated again.
+        recorded, so gradients can be differentiated again. With ``inputs``
+        (chapter 12), only those tensors accumulate.
         """
         if unsupported:
             _refuse("Tensor.backward", unsupported)

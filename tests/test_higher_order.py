@@ -183,3 +183,55 @@ def test_create_graph_warning_with_backward_inputs():
     x = toygrad.tensor(X.copy(), requires_grad=True)
     with pytest.warns(UserWarning, match="will create a reference cycle"):
         (x * x).sum().backward(inputs=[x], create_graph=True)
+
+
+def _f(x):
+    return (x * x * x).tanh().sum() + x.exp().sum() * (x * x).sum()
+
+
+def test_hessian_and_hvp_by_double_backward_equal_torch_functional():
+    x = toygrad.tensor(X.copy(), requires_grad=True)
+    (g,) = toygrad.autograd.grad(_f(x), x, create_graph=True)
+    rows = [toygrad.autograd.grad(g[i], x, retain_graph=True)[0].data
+            for i in range(3)]
+    v = RNG.standard_normal(3)
+    (hv,) = toygrad.autograd.grad((g * toygrad.tensor(v)).sum(), x)
+    hessian = torch.autograd.functional.hessian(_f, torch.tensor(X))
+    _, hvp = torch.autograd.functional.hvp(_f, torch.tensor(X),
+                                           torch.tensor(v))
+    assert np.allclose(np.stack(rows), hessian.numpy(), rtol=1e-10)
+    assert np.allclose(hv.data, hvp.numpy(), rtol=1e-10)
+
+
+def _gradient_of(lib):
+    x = lib.tensor(X.copy(), requires_grad=True)
+    w = lib.tensor(W.copy(), requires_grad=True)
+    (g,) = lib.autograd.grad((x.tanh() * w).sum() + (x.sigmoid() * x).sum(),
+                             x, create_graph=True)
+    return g
+
+
+def test_the_graph_create_graph_records_is_pytorch_s():
+    from toygrad.viz import graph_structure
+    ours, theirs = graph_structure(_gradient_of(toygrad)), graph_structure(
+        _gradient_of(torch))
+    assert ours == theirs
+    names = [name for name, *_ in ours]
+    assert "TanhBackwardBackward0" in names
+    assert "SigmoidBackwardBackward0" in names
+
+
+def _penalty(lib):
+    rng = np.random.default_rng(3)
+    x = lib.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    first = lib.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    second = lib.tensor(rng.standard_normal(5), requires_grad=True)
+    scores = (x @ first.t()).tanh() @ second
+    (dx,) = lib.autograd.grad(scores.sum(), x, create_graph=True)
+    loss = scores.mean() + 0.5 * (dx * dx).sum(1).mean()
+    loss.backward()
+    return loss, first.grad, second.grad, x.grad
+
+
+def test_a_gradient_penalty_trains_as_in_pytorch():
+    assert plain(_penalty(toygrad)) == plain(_penalty(torch))

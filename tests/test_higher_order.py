@@ -143,8 +143,12 @@ CASES = {
         x.grad, w.grad),
 }
 
+CASES["a dict of inputs"] = lambda lib, x, w: lib.autograd.grad(
+    (x * w).sum(), {"x": x, "w": w})
+
 # toygrad refuses, naming what, where PyTorch answers.
-UNSUPPORTED = {"is_grads_batched": "is_grads_batched"}
+UNSUPPORTED = {"is_grads_batched": "is_grads_batched",
+               "a dict of inputs": "dict"}
 
 
 @pytest.mark.parametrize("name", CASES)

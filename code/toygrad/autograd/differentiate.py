@@ -35,6 +35,9 @@ class GraphRoot(Node):
 
 def _as_tuple(tensors):
     """A tensor alone, or a sequence of them, as a tuple."""
+    if isinstance(tensors, dict):
+        raise NotImplementedError(
+            "toygrad does not support a dict of tensors as inputs")
     return (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
 
 

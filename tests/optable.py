@@ -748,6 +748,29 @@ def _gradcheck(lib, x, function):
     return lib.autograd.gradcheck(lambda t: apply(t).sum(), (x,))
 
 
+def _autograd_grad(lib, x, w):
+    y = (x * w).exp().sum()
+    return lib.autograd.grad(y, [x, w]), x.grad, w.grad
+
+
+def _second_derivative(lib, x, w):
+    (gx,) = lib.autograd.grad((x * x * w).tanh().sum(), x, create_graph=True)
+    return gx, lib.autograd.grad((gx * gx).sum(), [x, w]), x.grad
+
+
+def _autograd_backward_inputs(lib, x, w):
+    lib.autograd.backward([(x * w).sum(), (x * x).exp().sum()], inputs=[w])
+    return x.grad, w.grad
+
+
+def _gradgradcheck(lib, x, v, function):
+    if function == "tanh(x ** 3)":
+        return lib.autograd.gradgradcheck(lambda t: (t * t * t).tanh(), (x,),
+                                          (v,))
+    apply = getattr(custom_functions(lib), function).apply
+    return lib.autograd.gradgradcheck(apply, (x,), (v,))
+
+
 def _randn(lib, *shape, **options):
     return lib.randn(*shape, **options)
 
@@ -1351,6 +1374,26 @@ ENTRIES = [
             fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
             ("Tensor.backward",)),
 
+    OpEntry("autograd.grad(outputs, inputs)", _autograd_grad,
+            fixed(("f64 2x3, f64 3", lambda rng: (leaf(rng, (2, 3)),
+                                                  leaf(rng, (3,))))),
+            ("autograd.grad",)),
+    OpEntry("autograd.grad(..., create_graph=True), then grad again",
+            _second_derivative,
+            fixed(("f64 2x3, f64 3", lambda rng: (leaf(rng, (2, 3)),
+                                                  leaf(rng, (3,))))),
+            ("autograd.grad",)),
+    OpEntry("autograd.backward(tensors, inputs=[w])",
+            _autograd_backward_inputs,
+            fixed(("f64 3, f64 3", lambda rng: (leaf(rng, (3,)),
+                                                leaf(rng, (3,))))),
+            ("autograd.backward",)),
+    OpEntry("autograd.gradgradcheck(f, inputs, grad_outputs)", _gradgradcheck,
+            fixed(*[(f"f64 3, {f}", lambda rng, f=f: (
+                leaf(rng, (3,)), leaf(rng, (3,)), f))
+                for f in ("tanh(x ** 3)", "Cube", "OnceSquare")]),
+            ("autograd.gradgradcheck",), checks="value, error"),
+
     # toygrad's functions.
     OpEntry("toygrad.tensor(data)", lambda lib, data: lib.tensor(data),
             _tensor_data_samples, ("tensor",)),
@@ -1697,7 +1740,6 @@ UNSUPPORTED = {
     "a != b: f64 2x3, f64 2x3": (NotImplementedError, "comparison"),
     "1.0 in x: f64 2x3": (NotImplementedError, "comparison"),
     "Tensor.sum(dtype=...): f32 2x3": (NotImplementedError, "dtype"),
-    "Tensor.backward(inputs=[x]): f64 3, f64 3": (NotImplementedError, "inputs"),
     "F.nll_loss(..., reduction='sum'): 4x3, target 4": (NotImplementedError, "reduction"),
     "F.nll_loss(..., weight=w): 4x3, target 4, weight 3": (NotImplementedError, "weight"),
     "F.cross_entropy(..., label_smoothing=0.1): 4x3, target 4":
@@ -2143,6 +2185,8 @@ DELIBERATE = {
     'repr(x): f64 2': _REPR,
     'repr(x): f32 2 (no grad)': _REPR,
     'autograd.gradcheck(f, inputs): f64 3, wrong backward': _GRADCHECK,
+    'autograd.gradgradcheck(f, inputs, grad_outputs): f64 3, OnceSquare':
+        _GRADCHECK,
     'Value: v - w: v=1.5, w=-0.5': _VALUE_SUB,
     'Value: v - w: v=1.5, w=-0.5, w needs no grad': _VALUE_SUB,
     'Value: v - w: v=1.5, w=-0.5, v needs no grad': _VALUE_SUB,
@@ -2223,6 +2267,32 @@ KNOWN_DIVERGENCES = {
 # What each case's nodes save, seen through saved-tensor hooks (chapter 11):
 # the same tensors (shape, dtype, numbers) as PyTorch's, except for these.
 
+# Cases whose gradgradcheck verdict differs from PyTorch's, and why
+# (tests/test_differential.py, chapter 12).
+GRADGRAD_DIFFERENCES = {}
+
+# What toygrad cannot differentiate twice: there its gradgradcheck must
+# raise NotImplementedError naming it (the fragment), where PyTorch's
+# answers. Keyed by entry name, by context, or by "entry: context".
+GRADGRAD_UNSUPPORTED = {
+    "Tensor.max(dim)": "max(dim) again",
+    "Tensor.max(dim, keepdim=True)": "max(dim) again",
+    "Tensor.max(dim) with ties": "max(dim) again",
+    "on a view of a non-leaf": "create_graph through",
+    "on the base of a view": "create_graph through",
+    "x[index] = value: on a non-leaf": "create_graph through",
+}
+
+
+def gradgrad_unsupported(case):
+    """The fragment toygrad's refusal must name for ``case``, or None."""
+    for key in (case.entry.name, case.sample.context,
+                f"{case.entry.name}: {case.sample.context}"):
+        if key in GRADGRAD_UNSUPPORTED:
+            return GRADGRAD_UNSUPPORTED[key]
+    return None
+
+
 def saved_by(lib, case):
     """The tensors ``case`` saves for backward on ``lib``, sorted, as
     (shape, dtype, sum of the numbers); None if the case raises."""
@@ -2249,7 +2319,19 @@ _NLL_SAVES = (
 _RPOW_SAVES = (
     "saved buffers: PyTorch's PowBackward2 (number ** a) saves the exponent "
     "and the result; toygrad's saves the result, all its formula uses")
+_GRAD_COMPUTES_ALL = (
+    "saved buffers: under autograd.grad(..., create_graph=True), PyTorch's "
+    "built-in nodes compute only the gradients the pass needs "
+    "(should_compute_output); toygrad's compute one for every input that "
+    "requires grad, so they record and save more, with the same results")
+_GRADCHECK_SAVES = (
+    "saved buffers: PyTorch's gradcheck runs more passes than the Jacobian "
+    "check toygrad's runs (reentrancy, undefined gradients), and "
+    "autograd.grad computes all of a node's gradients in toygrad")
 SAVED_DIFFERENCES = {  # by entry: every sample of it differs
+    "autograd.grad(..., create_graph=True), then grad again":
+        _GRAD_COMPUTES_ALL,
+    "autograd.gradgradcheck(f, inputs, grad_outputs)": _GRADCHECK_SAVES,
     "number ** a": _RPOW_SAVES,
     "F.nll_loss(log_probs, target)": _NLL_SAVES,
     "F.cross_entropy(logits, target)": _NLL_SAVES,

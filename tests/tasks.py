@@ -78,6 +78,12 @@ TASKS = [
          depends=("6.1", "11.2")),
     Task("11.2", "a saved tensor goes through the pack hook",
          "toygrad/autograd/function.py", "SavedTensor.pack", "ch11-hooks"),
+    Task("12.1", "autograd.grad: capture the gradients, run only what leads there",
+         "toygrad/autograd/differentiate.py", "grad", "ch12-grad",
+         depends=("4.1", "5.1", "6.1")),
+    Task("12.2", "the Jacobians of a function with several outputs, both ways",
+         "toygrad/autograd/gradgradcheck.py", "jacobians", "ch12-gradgradcheck",
+         depends=("4.1", "5.1", "6.1", "12.1")),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

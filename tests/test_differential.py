@@ -355,3 +355,84 @@ def test_random_programs_agree_with_pytorch(features):
                                  f"seed {seed}\n{program}\n"
                                  + "\n".join(differences))
     agree()
+
+
+# Chapter 12: gradients of gradients. Every case whose inputs are float64
+# runs through gradgradcheck in both libraries, with the same grad_outputs:
+# toygrad's verdict must be PyTorch's (True, or the same error).
+
+def _gradgrad_inputs(case):
+    """The positions of the arguments gradgradcheck varies: the float64
+    leaves that require grad; None if some input is float32 (too coarse for
+    finite differences) or none requires grad."""
+    leaves = [(i, arg) for i, arg in enumerate(case.sample.args)
+              if isinstance(arg, optable.Leaf)]
+    if any(arg.array.dtype == np.float32 for _, arg in leaves):
+        return None
+    positions = [i for i, arg in leaves
+                 if arg.requires_grad and arg.array.dtype == np.float64
+                 and arg.array.size]
+    return positions or None
+
+
+def gradgrad_cases():
+    out = []
+    for case in optable.CASES:
+        if (case.id.startswith("Value") or case.id in optable.UNSUPPORTED
+                or "gradcheck" in case.id or _gradgrad_inputs(case) is None):
+            continue
+        reason = optable.GRADGRAD_DIFFERENCES.get(case.id)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(case, id=case.id, marks=marks))
+    return out
+
+
+def gradgradcheck_verdict(lib, case):
+    """``lib.autograd.gradgradcheck`` on ``case``'s operation: True, or
+    the error (its type and first line); None if the case has no
+    differentiable output in this library."""
+    positions = _gradgrad_inputs(case)
+    make = optable._resolve
+
+    def func(*tensors):
+        given = dict(zip(positions, tensors))
+        args = [given[i] if i in given else make(lib, arg, [])
+                for i, arg in enumerate(case.sample.args)]
+        lib.watched = []
+
+        def op(*positional):
+            return case.entry.fn(lib, *positional)
+        result = (optable.CONTEXTS[case.sample.context](lib, op, *args)
+                  if case.sample.context else op(*args))
+        return tuple(t for t in optable._tensors_in(result)
+                     if not isinstance(t, Value) and t.requires_grad)
+
+    inputs = tuple(make(lib, case.sample.args[i], []) for i in positions)
+    rng = optable.rng_for(case.id)
+    with optable.quiet():
+        try:
+            outputs = func(*inputs)
+            if not outputs:
+                return None
+            grad_outputs = tuple(
+                lib.tensor(rng.uniform(-1, 1, tuple(out.shape)),
+                           requires_grad=True) for out in outputs)
+            return lib.autograd.gradgradcheck(func, inputs, grad_outputs)
+        except Exception as error:
+            return type(error).__name__, str(error).split("\n")[0]
+        finally:
+            lib.set_grad_enabled(True)
+
+
+@pytest.mark.ch12
+@pytest.mark.parametrize("case", gradgrad_cases())
+def test_gradgradcheck_agrees_with_pytorch(case):
+    theirs = gradgradcheck_verdict(optable.TORCH, case)
+    ours = gradgradcheck_verdict(optable.TOYGRAD, case)
+    refusal = optable.gradgrad_unsupported(case)
+    if refusal is None or ours == theirs:  # (both may refuse a bad dim)
+        assert ours == theirs
+    else:  # never a wrong number: an error naming what is unsupported
+        assert ours[0] == "NotImplementedError" and refusal in ours[1], ours
+        assert not (isinstance(theirs, tuple)
+                    and theirs[0] == "NotImplementedError")

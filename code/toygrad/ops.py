@@ -343,9 +343,29 @@ class Pow(Function):
             where_zero = (a.data == 0) & (b.data >= 0)
             if a.dtype != out.dtype:  # an integer base: no gradient of its own
                 a = Tensor(a.data.astype(out.dtype))
-            safe_a = a + _constant(where_zero.astype(a.dtype))  # log 1 = 0
-            grad_b = unbroadcast(grad * out * safe_a.log(), b.shape)
+            # As pow_backward_exponent: where(a == 0 and b >= 0, 0,
+            # out * log(a)), so that differentiated again (chapter 12) the
+            # masked 0 * log(0) gives PyTorch's nan, not a number.
+            with np.errstate(divide="ignore", invalid="ignore"):
+                grad_b = unbroadcast(
+                    grad * ZeroWhere.apply(out * a.log(), where_zero),
+                    b.shape)
         return grad_a, grad_b
+
+
+class ZeroWhere(Function):
+    """``where(condition, 0, x)``, recorded as PyTorch's ``where``: its
+    gradient is ``where(condition, 0, grad)``."""
+    node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, x, condition):
+        ctx.condition = condition
+        return Tensor(np.where(condition, np.zeros((), x.dtype), x.data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ZeroWhere.apply(grad, ctx.condition), None
 
 
 class RPow(Function):
@@ -427,7 +447,28 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (1 - out * out)
+        return TanhBackward.apply(grad, out)
+
+
+class TanhBackward(Function):
+    """``grad * (1 - out ** 2)``: tanh's gradient, an operation of its own
+    as PyTorch's ``tanh_backward``, so that a recorded backward pass
+    (``create_graph``) holds the node PyTorch's holds (chapter 12)."""
+    node_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(grad, out)
+        return Tensor(grad.data * (1 - out.data * out.data))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        # derivatives.yaml: tanh_backward(grad, output), and for the
+        # output grad * (-2 * output * grad_output).
+        grad, out = ctx.saved_tensors
+        need_grad, need_out = ctx.needs_input_grad
+        return (TanhBackward.apply(grad_grad, out) if need_grad else None,
+                grad_grad * (-2 * out * grad) if need_out else None)
 
 
 class Sigmoid(Function):
@@ -446,7 +487,27 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
+        return SigmoidBackward.apply(grad, out)
+
+
+class SigmoidBackward(Function):
+    """``grad * out * (1 - out)``: sigmoid's gradient, an operation of its
+    own as PyTorch's ``sigmoid_backward`` (see ``TanhBackward``)."""
+    node_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(grad, out)
+        return Tensor(grad.data * out.data * (1 - out.data))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        # derivatives.yaml: sigmoid_backward(grad, output), and for the
+        # output grad * grad_output * (-2 * output + 1).
+        grad, out = ctx.saved_tensors
+        need_grad, need_out = ctx.needs_input_grad
+        return (SigmoidBackward.apply(grad_grad, out) if need_grad else None,
+                grad_grad * grad * (-2 * out + 1) if need_out else None)
 
 
 def relu(x):

@@ -7,6 +7,7 @@ signatures and node names. Every operation is a ``Function`` (see
 """
 
 import warnings
+from importlib.util import find_spec
 from sys import getrefcount
 
 import numpy as np
@@ -381,17 +382,24 @@ class Tensor:
         return self._is_inference
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False,
-                 **unsupported):
+                 inputs=None, **unsupported):
         """Compute the gradient of this tensor with respect to every leaf.
 
         The gradients are added into each leaf's ``.grad``. ``gradient`` is
         d(final)/d(self); it may be left out only for a one-element tensor.
         Unless ``retain_graph``, the graph's saved tensors are freed
         afterwards. With ``create_graph`` the backward pass is itself
-        recorded, so gradients can be differentiated again.
+        recorded, so gradients can be differentiated again. With ``inputs``
+        (chapter 12), only those tensors accumulate.
         """
         if unsupported:
             _refuse("Tensor.backward", unsupported)
+        if inputs is not None:  # chapter 12: only these accumulate
+            if find_spec("toygrad.autograd.differentiate") is None:
+                _refuse("Tensor.backward", {"inputs": inputs})
+            from toygrad.autograd.differentiate import backward
+            return backward(self, gradient, retain_graph, create_graph,
+                            inputs=inputs)
         if gradient is not None and not isinstance(gradient, Tensor):
             if isinstance(gradient, (bool, int, float)):
                 raise TypeError(f"'{type(gradient).__name__}' object is not "

@@ -19,3 +19,9 @@ if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
         detect_anomaly, set_detect_anomaly)
 
     __all__ += ["detect_anomaly", "set_detect_anomaly"]
+
+if find_spec("toygrad.autograd.differentiate") is not None:  # chapter 12 on
+    from toygrad.autograd.differentiate import backward, grad
+    from toygrad.autograd.gradgradcheck import gradgradcheck
+
+    __all__ += ["backward", "grad", "gradgradcheck"]

@@ -42,13 +42,18 @@ def _call_function(node, grads_in):
 
 
 # Task 4.1: the engine's loop: every node once, newest first
-def execute(root, grad, retain_graph=False, input_nr=0):
+def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
+            captures=None):
     """Run backward from ``root``, the node that made the output.
 
     ``grad`` is the output's gradient, and ``input_nr`` which output of
     ``root`` it is. A generator: after each node runs it yields ``(node,
     grads_in, grads_out)``, so a caller can watch the pass step by step;
     ``run_backward`` simply exhausts it.
+
+    Chapter 12: ``needed``, if given, is the set of nodes to run, and
+    ``captures`` maps nodes to the ``(slot, where)`` pairs of the gradients
+    to take from them, as ``autograd.grad`` asks (see ``capture``).
     """
     # Gradients received so far by each node that is waiting to run: their
     # sum, or for a node whose operation had several outputs, a list with one
@@ -65,6 +70,12 @@ def execute(root, grad, retain_graph=False, input_nr=0):
         grads_in = received.pop(node)
         if node.num_outputs == 1:
             grads_in = (grads_in,)
+        if needed is not None:  # chapter 12: a pass that skips nodes
+            if node in captures:
+                grads_in = capture(node, grads_in, captures[node],
+                                   node in needed)
+            if node not in needed:
+                continue
         if node._hooks is None and not anomaly.enabled:
             grads_out = node.apply(*grads_in)
         else:  # chapters 10 and 11: hooks around the node, anomaly checks
@@ -73,7 +84,9 @@ def execute(root, grad, retain_graph=False, input_nr=0):
             node.release_variables()
         yield node, grads_in, grads_out
         for (next_node, input_nr), g in zip(node.next_functions, grads_out):
-            if next_node is None or g is None:
+            if next_node is None or g is None or (
+                    needed is not None and next_node not in needed
+                    and next_node not in captures):
                 continue
             if next_node.num_outputs == 1:
                 before = received.get(next_node)
@@ -98,6 +111,58 @@ def execute(root, grad, retain_graph=False, input_nr=0):
         g = grads_out = None
 
 
-def run_backward(root, grad, retain_graph=False, input_nr=0):
+def run_backward(root, grad, retain_graph=False, input_nr=0, needed=None,
+                 captures=None):
     """Run the whole backward pass from ``root`` (see ``execute``)."""
-    collections.deque(execute(root, grad, retain_graph, input_nr), maxlen=0)
+    collections.deque(execute(root, grad, retain_graph, input_nr, needed,
+                              captures), maxlen=0)
+
+
+# Chapter 12: autograd.grad's captured gradients, and backward(inputs=...).
+
+def capture(node, grads_in, slots, runs):
+    """Store the gradients ``node`` received where ``slots`` say.
+
+    ``slots`` holds ``(input_nr, (results, index))`` pairs: gradient
+    ``input_nr`` of the node goes to ``results[index]``. As PyTorch's
+    ``evaluate_function`` does: a node that will not run first calls its
+    tensors' hooks (``register_hook``, ``retain_grad``), and what they give
+    is captured; a node that runs calls them later, so what it received is
+    captured as it came. Returns the gradients the node goes on with.
+    """
+    if not runs and node._hooks is not None:
+        from toygrad.autograd.hooks import call_tensor_pre_hooks
+        grads_in = call_tensor_pre_hooks(node, grads_in)
+    for input_nr, (results, index) in slots:
+        results[index] = grads_in[input_nr]
+    return grads_in
+
+
+def nodes_to_run(roots, targets):
+    """The nodes from which some node of ``targets`` can be reached.
+
+    These, and only these, must run for gradients to reach ``targets`` (as
+    ``GraphTask::init_to_execute`` in PyTorch's engine.cpp finds them). A
+    depth-first walk with an explicit stack: no recursion, whatever the
+    depth of the graph.
+    """
+    leads = {}  # node -> whether a target can be reached from it
+    for root in roots:
+        stack = [(root, iter(root.next_functions))]
+        leads.setdefault(root, False)
+        while stack:
+            node, edges = stack[-1]
+            for next_node, _ in edges:
+                if next_node is None:
+                    continue
+                if next_node not in leads:
+                    leads[next_node] = False
+                    stack.append((next_node, iter(next_node.next_functions)))
+                    break
+                if next_node in targets or leads[next_node]:
+                    leads[node] = True
+            else:
+                stack.pop()
+                if stack and (leads[node] or node in targets):
+                    leads[stack[-1][0]] = True
+    return {node for node, lead in leads.items() if lead}

@@ -230,16 +230,24 @@ def call_function(node, grads, run=None):
     (anomaly mode's checks, chapter 11).
     """
     hooks = node._hooks
-    for hooks_dict, output_nr in hooks.tensor_pre:
-        grads = _call_tensor_hooks(hooks_dict, grads, output_nr)
-    for output_nr, retain in hooks.retains_grad.items():
-        retain(grads[output_nr])
+    grads = call_tensor_pre_hooks(node, grads)
     grads = _call_node_hooks(hooks.pre, grads)
     outputs = node.apply(*grads) if run is None else run(node, grads)
     if isinstance(node, AccumulateGrad):
         _call_post_accumulate_grad_hooks(node.variable)
     outputs = _call_node_hooks(hooks.post, outputs, tuple(grads))
     return tuple(grads), outputs
+
+
+def call_tensor_pre_hooks(node, grads):
+    """Steps 1 and 2: the hooks of the tensors ``node`` made, then their
+    retains_grad hooks; returns the gradients as the hooks left them."""
+    hooks = node._hooks
+    for hooks_dict, output_nr in hooks.tensor_pre:
+        grads = _call_tensor_hooks(hooks_dict, grads, output_nr)
+    for output_nr, retain in hooks.retains_grad.items():
+        retain(grads[output_nr])
+    return grads
 
 
 def _call_post_accumulate_grad_hooks(leaf):

@@ -1,0 +1,199 @@
+"""``autograd.grad`` and ``autograd.backward``: the engine, asked for less.
+
+``Tensor.backward`` runs every node it can reach and adds into every leaf's
+``.grad``. ``grad`` runs only the nodes that lead to the tensors it is asked
+about, takes the gradients that reach them on the way ("captures" them, in
+PyTorch's word) and returns them, touching no ``.grad`` at all.
+``backward(inputs=...)`` runs the same reduced set of nodes but lets the
+inputs' own nodes run, so only they accumulate. As in
+``torch/autograd/__init__.py`` and ``THPEngine_run_backward``
+(``torch/csrc/autograd/python_engine.cpp``), with the same errors.
+"""
+
+import numpy as np
+
+from toygrad.autograd import grad_mode
+from toygrad.autograd.engine import nodes_to_run, run_backward
+from toygrad.autograd.graph import Node
+from toygrad.tensor import _CREATE_GRAPH_CYCLE, Tensor, _size
+
+
+class GraphRoot(Node):
+    """The node backward starts from when there are several outputs: it
+    sends each output's gradient to that output's node."""
+
+    __slots__ = ("next_functions", "grads")
+
+    def __init__(self, edges, grads):
+        super().__init__()
+        self.next_functions = tuple(edges)
+        self.grads = tuple(grads)
+
+    def apply(self, _):
+        return self.grads
+
+
+def _as_tuple(tensors):
+    """A tensor alone, or a sequence of them, as a tuple."""
+    if isinstance(tensors, dict):
+        raise NotImplementedError(
+            "toygrad does not support a dict of tensors as inputs")
+    return (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+
+
+def _make_grads(outputs, grad_outputs):
+    """Each output's starting gradient: the one given, or ones for a
+    one-element output (``_make_grads`` in torch/autograd/__init__.py)."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and "
+                           f"{len(grad_outputs)} gradients")
+    grads = []
+    for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(grad, Tensor):
+            if grad.shape != out.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"{_size(grad.shape)} and output[{i}] has a shape of "
+                    f"{_size(out.shape)}.")
+            if grad.dtype != out.dtype:  # the engine casts it, as PyTorch's
+                if grad.requires_grad:
+                    raise NotImplementedError(
+                        "toygrad does not support a grad_output of another "
+                        "dtype than its output that requires grad")
+                grad = Tensor(grad.data.astype(out.dtype))
+        elif grad is None:
+            if out.requires_grad:
+                if out.data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only "
+                                       "for scalar outputs")
+                grad = Tensor(np.ones_like(out.data))
+        else:
+            raise TypeError("gradients can be either Tensors or None, but "
+                            f"got {type(grad).__name__}")
+        grads.append(grad)
+    return grads
+
+
+def _root(outputs, grads):
+    """The node to start from, its gradient and which of its outputs."""
+    edges = []
+    for i, out in enumerate(outputs):
+        edge = out._gradient_edge()
+        if edge[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require "
+                               "grad and does not have a grad_fn")
+        edges.append(edge)
+    if len(edges) == 1:
+        return edges[0][0], grads[0], edges[0][1]
+    return GraphRoot(edges, grads), None, 0
+
+
+def _run(outputs, grads, retain_graph, create_graph, needed=None,
+         captures=None):
+    root, grad, input_nr = _root(outputs, grads)
+    if needed is not None:
+        needed = nodes_to_run((root,), needed) | (needed - set(captures))
+    state, enabled = grad_mode.state, grad_mode.state.enabled
+    state.enabled = create_graph  # the pass is recorded only if asked
+    try:
+        run_backward(root, grad, retain_graph, input_nr, needed, captures)
+    finally:
+        state.enabled = enabled
+
+
+def _input_edges(inputs, retain):
+    """Where each input's gradient arrives; with ``retain``, non-leaf inputs
+    keep theirs in ``.grad`` (``backward(inputs=...)``)."""
+    edges = []
+    for x in inputs:
+        if not isinstance(x, Tensor):
+            raise TypeError("all inputs have to be Tensors, but got "
+                            f"{type(x).__name__}")
+        if retain:
+            x.retain_grad()
+        if not x.requires_grad:
+            raise RuntimeError(
+                "One of the differentiated Tensors does not require grad")
+        edges.append(x._gradient_edge())
+    return edges
+
+
+# Task 12.1: autograd.grad: capture the gradients, run only what leads there
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
+         create_graph=False, only_inputs=True, allow_unused=None,
+         is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned.
+
+    ``grad_outputs`` are d(final)/d(output), as ``backward``'s
+    ``gradient``; no ``.grad`` changes. An input the outputs do not depend
+    on gets None if ``allow_unused``, zeros if ``materialize_grads``, else
+    an error. ``create_graph`` records the pass, so the gradients can be
+    differentiated again; ``retain_graph`` defaults to it.
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when "
+            "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError("toygrad does not support "
+                                  "autograd.grad(is_grads_batched=True)")
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        import warnings
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults "
+            "to True). To accumulate gradient for other parts of the graph, "
+            "please use torch.autograd.backward.", FutureWarning,
+            stacklevel=2)
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    results = [None] * len(inputs)
+    captures = {}
+    for index, (node, input_nr) in enumerate(_input_edges(inputs, False)):
+        captures.setdefault(node, []).append((input_nr, (results, index)))
+    _run(outputs, grads, retain_graph, create_graph, set(captures), captures)
+    for index, result in enumerate(results):
+        if result is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {index} appears to not "
+                "have been used in the graph. Set allow_unused=True if this "
+                "is the desired behavior.")
+    if materialize_grads:
+        results = [Tensor(np.zeros_like(x.data), requires_grad=create_graph)
+                   if r is None else r for r, x in zip(results, inputs)]
+    return tuple(results)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None,
+             create_graph=False, grad_variables=None, inputs=None):
+    """Add the gradients of ``tensors`` into the leaves' ``.grad``; with
+    ``inputs``, into those tensors' ``.grad`` only (leaves or not)."""
+    if grad_variables is not None:
+        raise NotImplementedError("toygrad does not support the deprecated "
+                                  "grad_variables argument: use grad_tensors")
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError(
+                "`inputs` argument to `backward()` cannot be empty.")
+    tensors = _as_tuple(tensors)
+    grads = _make_grads(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    needed = None
+    if inputs is not None:
+        needed = {node for node, _ in _input_edges(inputs, True)}
+    if create_graph:
+        import warnings
+        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
+    _run(tensors, grads, retain_graph, create_graph, needed,
+         None if needed is None else {})

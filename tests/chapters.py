@@ -17,6 +17,7 @@ CHAPTER_FILES = {
     8: ["examples/__init__.py", "examples/scipy_conv.py", "examples/scipy_conv_torch.py"],
     10: ["utils/__init__.py", "utils/hooks.py", "autograd/hooks.py"],
     11: ["autograd/anomaly_mode.py", "utils/checkpoint.py"],
+    13: ["autograd/forward_ad.py", "func.py"],
 }
 LAST = max(CHAPTER_FILES)
 

@@ -19,3 +19,8 @@ if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
         detect_anomaly, set_detect_anomaly)
 
     __all__ += ["detect_anomaly", "set_detect_anomaly"]
+
+if find_spec("toygrad.autograd.forward_ad") is not None:  # chapter 13 on
+    from toygrad.autograd import forward_ad  # noqa: F401
+
+    __all__ += ["forward_ad"]

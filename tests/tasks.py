@@ -78,6 +78,10 @@ TASKS = [
          depends=("6.1", "11.2")),
     Task("11.2", "a saved tensor goes through the pack hook",
          "toygrad/autograd/function.py", "SavedTensor.pack", "ch11-hooks"),
+    Task("13.1", "an operation's outputs get their tangents",
+         "toygrad/autograd/forward_ad.py", "propagate", "ch13-propagate"),
+    Task("13.2", "the Jacobian by forward mode",
+         "toygrad/func.py", "jacfwd", "ch13-jacobians", depends=("13.1",)),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

@@ -85,7 +85,6 @@ def _check_level(level):
             "toygrad supports only the current forward AD level as level=")
 
 
-# Task 13.1: a dual tensor, made and taken apart
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` that carries ``tangent``."""
     _check_level(level)
@@ -158,7 +157,7 @@ def _zeros_like(x):
     return Tensor(np.zeros_like(x.data))
 
 
-# Task 13.1: the tangents of an operation's outputs, from its inputs'
+# Task 13.1: an operation's outputs get their tangents
 def propagate(ctx, inputs, outputs):
     """Give ``outputs`` their tangents, if an input of ``ctx``'s call has one.
 

@@ -102,9 +102,11 @@ def make_dual(tensor, tangent, *, level=None):
             f"forward gradient at the same level {state.level} is not "
             "supported.")
     _check_size(tensor, tangent)
-    if tangent.requires_grad:
+    if tangent.requires_grad or (tensor.requires_grad
+                                 and grad_mode.state.enabled):
         raise NotImplementedError(
-            "toygrad does not support a tangent that requires grad")
+            "toygrad does not support forward AD on tensors that require "
+            "grad (its tangents would need a backward graph)")
     from toygrad import ops  # ops builds on Function, which builds on this
     dual = ops.View.apply(tensor, tensor.shape)  # PyTorch's is a view too
     set_tangent(dual, tangent)

@@ -18,6 +18,7 @@ CHAPTER_FILES = {
     10: ["utils/__init__.py", "utils/hooks.py", "autograd/hooks.py"],
     11: ["autograd/anomaly_mode.py", "utils/checkpoint.py"],
     12: ["autograd/differentiate.py", "autograd/gradgradcheck.py"],
+    13: ["autograd/forward_ad.py", "func.py"],
     14: ["examples/scipy_conv_op.py"],
 }
 LAST = max(CHAPTER_FILES)

@@ -727,6 +727,36 @@ def custom_functions(lib):
     return _FUNCTIONS[lib.name]
 
 
+def _tangent_of(lib, x, tangent):
+    """Forward AD (chapter 13): the value and tangent of a small function."""
+    forward_ad = lib.autograd.forward_ad
+    with forward_ad.dual_level():
+        y = (forward_ad.make_dual(x, tangent) * x.exp()).sum(0)
+        return tuple(forward_ad.unpack_dual(y))
+
+
+def _custom_jvp(lib, x, tangent):
+    """A custom Function's jvp, reading what forward saved for it."""
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_forward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+        @staticmethod
+        def jvp(ctx, x_tangent):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * x_tangent
+    forward_ad = lib.autograd.forward_ad
+    with forward_ad.dual_level():
+        y = Cube.apply(forward_ad.make_dual(x, tangent))
+        return tuple(forward_ad.unpack_dual(y))
+
+
 def _create_graph_through_copy_slices(lib, x):
     h = x * 2
     h[0] *= 3  # an in-place change through a view: CopySlices
@@ -1532,6 +1562,16 @@ ENTRIES = [
                          "on a leaf", "on a non-leaf", "on a view of a non-leaf",
                          "on an input saved for backward")]),
             ("ctx.mark_dirty",), IN_PLACE_CHECKS),
+    OpEntry("forward_ad: the tangent of (x * x.exp()).sum(0)", _tangent_of,
+            fixed(*[(f"f64 {shape_id(shape)}", lambda rng, shape=shape: (
+                leaf(rng, shape, grad=False), leaf(rng, shape, grad=False)))
+                for shape in ((3,), (2, 3))]),
+            ("autograd.forward_ad",)),
+    OpEntry("autograd.Function with a jvp (save_for_forward)",
+            _custom_jvp,
+            fixed(("f64 2x3", lambda rng: (leaf(rng, (2, 3), grad=False),
+                                           leaf(rng, (2, 3), grad=False)))),
+            ("ctx.save_for_forward",)),
     OpEntry("@once_differentiable backward, then backward(create_graph)",
             _once_differentiable,
             fixed(*[(f"f64 3, {upstream}", lambda rng, u=upstream: (

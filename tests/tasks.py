@@ -84,6 +84,10 @@ TASKS = [
     Task("12.2", "the Jacobians of a function with several outputs, both ways",
          "toygrad/autograd/gradgradcheck.py", "jacobians", "ch12-gradgradcheck",
          depends=("4.1", "5.1", "6.1", "12.1")),
+    Task("13.1", "an operation's outputs get their tangents",
+         "toygrad/autograd/forward_ad.py", "propagate", "ch13-propagate"),
+    Task("13.2", "the Jacobian by forward mode",
+         "toygrad/func.py", "jacfwd", "ch13-jacobians", depends=("13.1",)),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

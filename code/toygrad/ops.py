@@ -108,6 +108,17 @@ def binary(function, a, b, *alpha):
     return function.apply(a, b, *alpha)
 
 
+def linear_in(*positions):
+    """The ``jvp`` of an operation linear in the inputs at ``positions``:
+    the operation itself, applied to their tangents (chapter 13)."""
+    def jvp(ctx, *tangents):
+        args = list(ctx.primals)
+        for position in positions:
+            args[position] = tangents[position]
+        return ctx._forward_cls.apply(*args)
+    return staticmethod(jvp)
+
+
 def alpha(value, x):
     """``add_``'s ``alpha``, as arguments: none when it is 1."""
     if value == 1:
@@ -201,6 +212,8 @@ class Add(Function):
                 unbroadcast(grad_b, b_shape) if need_b else None) + (
                     (None,) if ctx.alpha else ())
 
+    jvp = linear_in(0, 1)
+
 
 class Sub(Function):
     """``a - alpha * b`` (``alpha`` is 1 unless given, as in ``sub_``)."""
@@ -220,6 +233,8 @@ class Sub(Function):
         return (unbroadcast(grad, a_shape) if need_a else None,
                 unbroadcast(grad_b, b_shape) if need_b else None) + (
                     (None,) if ctx.alpha else ())
+
+    jvp = linear_in(0, 1)
 
 
 def rsub(x, number):
@@ -242,6 +257,10 @@ class Rsub(Function):
     def backward(ctx, grad):
         return -grad, None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return -ta
+
 
 class Mul(Function):
     node_name = "MulBackward0"
@@ -262,6 +281,12 @@ class Mul(Function):
         a_shape, b_shape = ctx.shapes
         return (None if b is None else unbroadcast(grad * b, a_shape),
                 None if a is None else unbroadcast(grad * a, b_shape))
+
+    # The product rule, forward: (ab)' = a'b + ab'.
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta * b + a * tb
 
 
 class Div(Function):
@@ -285,6 +310,12 @@ class Div(Function):
         return (unbroadcast(grad / b, a_shape) if need_a else None,
                 unbroadcast(-grad * a / (b * b), b_shape) if need_b else None)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        (out,) = ctx.results
+        return (ta - out * tb) / b
+
 
 class Neg(Function):
     node_name = "NegBackward0"
@@ -296,6 +327,8 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    jvp = linear_in(0)
 
 
 class PowScalar(Function):
@@ -316,6 +349,14 @@ class PowScalar(Function):
         if n == 0:
             return grad * 0.0, None
         return grad * n * a ** (n - 1), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        (a,) = ctx.primals[:1]
+        n = ctx.exponent
+        if n == 0:
+            return ta * 0.0
+        return ta * n * a ** (n - 1)
 
 
 class Pow(Function):
@@ -352,6 +393,16 @@ class Pow(Function):
                     b.shape)
         return grad_a, grad_b
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        (out,) = ctx.results
+        where_zero = (a.data == 0) & (b.data >= 0)  # as in backward
+        if a.dtype != out.dtype:
+            a = Tensor(a.data.astype(out.dtype))
+        safe_a = a + _constant(where_zero.astype(a.dtype))
+        return ta * b * a ** (b - 1) + tb * out * safe_a.log()
+
 
 class ZeroWhere(Function):
     """``where(condition, 0, x)``, recorded as PyTorch's ``where``: its
@@ -366,6 +417,10 @@ class ZeroWhere(Function):
     @staticmethod
     def backward(ctx, grad):
         return ZeroWhere.apply(grad, ctx.condition), None
+
+    @staticmethod
+    def jvp(ctx, tx, _):
+        return ZeroWhere.apply(tx, ctx.condition)
 
 
 class RPow(Function):
@@ -385,6 +440,11 @@ class RPow(Function):
         (out,) = ctx.saved_tensors
         return grad * out * ctx.log_base, None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        (out,) = ctx.results
+        return ta * out * ctx.log_base
+
 
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
@@ -400,6 +460,11 @@ class Reciprocal(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return -grad * out * out
+
+    @staticmethod
+    def jvp(ctx, ta):
+        (out,) = ctx.results
+        return -ta * out * out
 
 
 # Elementwise functions.
@@ -419,6 +484,11 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    @staticmethod
+    def jvp(ctx, ta):
+        (out,) = ctx.results
+        return ta * out
+
 
 class Log(Function):
     node_name = "LogBackward0"
@@ -434,6 +504,11 @@ class Log(Function):
         (a,) = ctx.saved_tensors
         return grad / a
 
+    @staticmethod
+    def jvp(ctx, ta):
+        (a,) = ctx.primals
+        return ta / a
+
 
 class Tanh(Function):
     node_name = "TanhBackward0"
@@ -448,6 +523,11 @@ class Tanh(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return TanhBackward.apply(grad, out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        (out,) = ctx.results
+        return ta * (1 - out * out)
 
 
 class TanhBackward(Function):
@@ -470,6 +550,12 @@ class TanhBackward(Function):
         return (TanhBackward.apply(grad_grad, out) if need_grad else None,
                 grad_grad * (-2 * out * grad) if need_out else None)
 
+    # (g (1 - o^2))' = g' (1 - o^2) - 2 g o o'
+    @staticmethod
+    def jvp(ctx, t_grad, t_out):
+        grad, out = ctx.primals
+        return t_grad * (1 - out * out) - 2 * grad * out * t_out
+
 
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
@@ -488,6 +574,11 @@ class Sigmoid(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return SigmoidBackward.apply(grad, out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        (out,) = ctx.results
+        return ta * out * (1 - out)
 
 
 class SigmoidBackward(Function):
@@ -508,6 +599,12 @@ class SigmoidBackward(Function):
         need_grad, need_out = ctx.needs_input_grad
         return (SigmoidBackward.apply(grad_grad, out) if need_grad else None,
                 grad_grad * grad * (-2 * out + 1) if need_out else None)
+
+    # (g o (1 - o))' = g' o (1 - o) + g (1 - 2 o) o'
+    @staticmethod
+    def jvp(ctx, t_grad, t_out):
+        grad, out = ctx.primals
+        return t_grad * out * (1 - out) + grad * (1 - 2 * out) * t_out
 
 
 def relu(x):
@@ -531,6 +628,11 @@ class Relu(Function):
         if not grad_mode.state.enabled:  # not recorded: the numbers alone
             return Tensor(_threshold_backward(grad.data, out.data))
         return ThresholdBackward.apply(grad, out)
+
+    @staticmethod
+    def jvp(ctx, ta):
+        (out,) = ctx.results
+        return ThresholdBackward.apply(ta, out)
 
 
 def _threshold_backward(grad, out):
@@ -562,6 +664,8 @@ class ThresholdBackward(Function):
     def backward(ctx, grad_grad):
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad_grad, out), None
+
+    jvp = linear_in(0)
 
 
 # Reductions.
@@ -615,6 +719,8 @@ class SumAll(Function):
     def backward(ctx, grad):
         return grad.expand(ctx.shape)
 
+    jvp = linear_in(0)
+
 
 class Sum(Function):
     node_name = "SumBackward1"
@@ -627,6 +733,8 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    jvp = linear_in(0)
 
 
 class MeanAll(Function):
@@ -641,6 +749,8 @@ class MeanAll(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.expand(ctx.shape) / float(np.prod(ctx.shape))
+
+    jvp = linear_in(0)
 
 
 class Mean(Function):
@@ -660,6 +770,8 @@ class Mean(Function):
                                if d < len(ctx.shape)]))
         return (_expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / count,
                 None, None)
+
+    jvp = linear_in(0)
 
 
 def reduce_max(x, dim=None, keepdim=False):
@@ -694,6 +806,14 @@ class MaxAll(Function):
         where = a.data == out.data
         return grad * _constant((where / where.sum()).astype(a.dtype))
 
+    @staticmethod
+    def jvp(ctx, ta):
+        # The mean of the tangents where the max is, as PyTorch's
+        # evenly_read_jvp.
+        (a,), (out,) = ctx.primals, ctx.results
+        where = a.data == out.data
+        return (ta * _constant((where / where.sum()).astype(ta.dtype))).sum()
+
 
 class MaxDim(Function):
     node_name = "MaxBackward0"
@@ -716,6 +836,15 @@ class MaxDim(Function):
         (indices,) = ctx.saved_tensors
         return IndexSelectBackward.apply(
             grad_values, indices, ctx.shape, ctx.dim, ctx.keepdim), None, None
+
+    @staticmethod
+    def jvp(ctx, ta, _dim, _keepdim):
+        values, indices = ctx.results
+        data = ta.data if ta.ndim else ta.data.reshape(1)
+        index = indices.data if ctx.keepdim and ta.ndim else np.expand_dims(
+            indices.data, ctx.dim)
+        picked = np.take_along_axis(data, index, axis=ctx.dim)
+        return Tensor(picked.reshape(values.shape)), None
 
 
 class IndexSelectBackward(Function):
@@ -745,6 +874,8 @@ class IndexSelectBackward(Function):
         raise NotImplementedError(
             "toygrad does not support differentiating the gradient of "
             "max(dim) again")
+
+    jvp = linear_in(0)
 
 
 # Shapes. These return views: tensors that share the input's numbers (and
@@ -818,6 +949,8 @@ class View(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    jvp = linear_in(0)
+
 
 class ReshapeAlias(View):
     """A reshape that is a view with other strides (not a plain view)."""
@@ -837,6 +970,8 @@ class UnsafeView(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    jvp = linear_in(0)
+
 
 class Clone(Function):
     node_name = "CloneBackward0"
@@ -848,6 +983,8 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear_in(0)
 
 
 class Alias(Function):
@@ -866,6 +1003,8 @@ class Alias(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear_in(0)
 
 
 def permute(x, dims):
@@ -898,6 +1037,8 @@ class Permute(Function):
     def backward(ctx, grad):
         return grad.permute(tuple(np.argsort(ctx.dims).tolist())), None
 
+    jvp = linear_in(0)
+
 
 def transpose(x, dim0, dim1):
     return Transpose.apply(x, canonical_dim(dim0, x.ndim),
@@ -920,6 +1061,8 @@ class Transpose(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims), None, None
+
+    jvp = linear_in(0)
 
 
 def t(x):
@@ -946,6 +1089,8 @@ class T(Function):
     def backward(ctx, grad):
         return _t(grad)
 
+    jvp = linear_in(0)
+
 
 class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
@@ -963,6 +1108,8 @@ class Unsqueeze(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim), None
+
+    jvp = linear_in(0)
 
 
 def squeeze(x, dim=None):
@@ -994,6 +1141,8 @@ class Squeeze(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
+
+    jvp = linear_in(0)
 
 
 class SqueezeDim(Squeeze):
@@ -1063,6 +1212,8 @@ class Expand(Function):
     @staticmethod
     def backward(ctx, grad):
         return unbroadcast(grad, ctx.shape), None
+
+    jvp = linear_in(0)
 
 
 def sum_to_size(x, shape):
@@ -1176,6 +1327,8 @@ class Select(Function):
         embed = ctx._forward_cls.embed  # SelectBackward, or SliceBackward
         return embed.apply(grad, ctx.shape, ctx.dim, ctx.item), None, None
 
+    jvp = linear_in(0)
+
 
 class Slice(Select):
     """``a[..., start:stop:step, ...]``: a slice of one dimension."""
@@ -1197,6 +1350,8 @@ class SelectBackward(Function):
     def backward(ctx, grad):
         take = ctx._forward_cls.take_back  # Select, or Slice
         return take.apply(grad, ctx.dim, ctx.item), None, None, None
+
+    jvp = linear_in(0)
 
 
 class SliceBackward(SelectBackward):
@@ -1226,6 +1381,8 @@ class Unbind(Function):
     def backward(ctx, *grads):
         return Stack.apply(ctx.dim, *grads), None
 
+    jvp = linear_in(0)
+
 
 class Stack(Function):
     """Tensors of one shape stacked along a new dim (unbind's gradient)."""
@@ -1239,6 +1396,10 @@ class Stack(Function):
     @staticmethod
     def backward(ctx, grad):
         return (None,) + Unbind.apply(grad, ctx.dim)
+
+    @staticmethod
+    def jvp(ctx, _, *tangents):
+        return Stack.apply(ctx.dim, *tangents)
 
 
 # Matrix products. ``matmul`` picks one as ``torch.matmul`` does.
@@ -1357,6 +1518,11 @@ class Mm(Function):
         return (None if b is None else _grad_of_left(grad, b, a_columns),
                 None if a is None else _grad_of_right(grad, a, b_columns))
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta.mm(b) + a.mm(tb)
+
 
 class Addmm(Function):
     """bias + a @ b, the operation behind ``nn.Linear``."""
@@ -1381,6 +1547,11 @@ class Addmm(Function):
                 None if b is None else _grad_of_left(grad, b, a_columns),
                 None if a is None else _grad_of_right(grad, a, b_columns))
 
+    @staticmethod
+    def jvp(ctx, tbias, ta, tb):
+        _, a, b = ctx.primals
+        return tbias + ta.mm(b) + a.mm(tb)
+
 
 class Mv(Function):
     node_name = "MvBackward0"
@@ -1396,6 +1567,11 @@ class Mv(Function):
         a, v = ctx.saved_tensors
         return (None if v is None else grad.unsqueeze(1) * v,
                 None if a is None else a.t().mv(grad))
+
+    @staticmethod
+    def jvp(ctx, ta, tv):
+        a, v = ctx.primals
+        return ta.mv(v) + a.mv(tv)
 
 
 class Dot(Function):
@@ -1413,6 +1589,11 @@ class Dot(Function):
         return (None if w is None else grad * w,
                 None if v is None else grad * v)
 
+    @staticmethod
+    def jvp(ctx, tv, tw):
+        v, w = ctx.primals
+        return Dot.apply(tv, w) + Dot.apply(v, tw)
+
 
 class Bmm(Function):
     node_name = "BmmBackward0"
@@ -1428,6 +1609,11 @@ class Bmm(Function):
         a, b = ctx.saved_tensors
         return (None if b is None else grad.bmm(b.transpose(1, 2)),
                 None if a is None else a.transpose(1, 2).bmm(grad))
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.primals
+        return ta.bmm(b) + a.bmm(tb)
 
 
 def matmul(a, b):
@@ -1513,6 +1699,11 @@ class LogSoftmax(Function):
                                                 ctx.dim)), None
         return LogSoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
+    @staticmethod
+    def jvp(ctx, ta, _):
+        (out,) = ctx.results
+        return ta - (ta * out.exp()).sum(ctx.dim, keepdim=True)
+
 
 def _log_softmax_backward(grad, out, dim):
     """``grad - exp(out) * grad.sum(dim)`` for log_softmax's output ``out``."""
@@ -1542,6 +1733,13 @@ class LogSoftmaxBackwardData(Function):
         grad_g = grad_grad - (grad_grad * softmax).sum(ctx.dim, keepdim=True)
         grad_out = -grad_grad * softmax * total
         return grad_g, grad_out, None
+
+    @staticmethod
+    def jvp(ctx, tgrad, tout, _):
+        grad, out, _ = ctx.primals
+        softmax = out.exp()
+        return (LogSoftmaxBackwardData.apply(tgrad, out, ctx.dim)
+                - tout * softmax * grad.sum(ctx.dim, keepdim=True))
 
 
 class NllLoss(Function):
@@ -1575,6 +1773,8 @@ class NllLoss(Function):
         out[np.arange(rows), target.data] = -grad.data / rows
         return Tensor(out), None
 
+    jvp = linear_in(0)
+
 
 # In-place operations (see toygrad.views.inplace): the forward computes the
 # new numbers; inplace writes them into the tensor.
@@ -1589,6 +1789,8 @@ class Zero(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0.0
+
+    jvp = linear_in(0)
 
 
 class Copy(Function):
@@ -1606,6 +1808,8 @@ class Copy(Function):
         need_a, need_source = ctx.needs_input_grad
         return (grad * 0.0 if need_a else None,
                 unbroadcast(grad, shape) if need_source else None)
+
+    jvp = linear_in(0, 1)
 
 
 # view operations are tracked by toygrad.views, which builds on these.

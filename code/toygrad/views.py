@@ -19,11 +19,11 @@ PyTorch does all three (``torch/csrc/autograd/variable.cpp``,
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, _short_name, anomaly
+from toygrad.autograd.function import (
+    Function, _short_name, anomaly, dual, forward_ad)
 from toygrad.autograd.graph import Node, current_saved_tensors_hooks
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
-
 _NO_GRAD_VIEW = (
     "A view was created in no_grad mode and {} with grad mode enabled. Given "
     "that this use case is ambiguous and error-prone, it is forbidden. You "
@@ -158,6 +158,11 @@ class Scatter(Function):
     def backward(ctx, grad):
         return Gather.apply(grad, ctx.positions), None, None
 
+    @staticmethod
+    def jvp(ctx, tgrad, _positions, _shape):  # chapter 13: linear in grad
+        _, positions, base_shape = ctx.primals
+        return Scatter.apply(tgrad, positions, base_shape)
+
 
 class Gather(Function):
     """The elements of a base-shaped tensor at ``positions`` (a copy)."""
@@ -171,6 +176,10 @@ class Gather(Function):
     @staticmethod
     def backward(ctx, grad):
         return Scatter.apply(grad, ctx.positions, ctx.base_shape), None
+
+    @staticmethod
+    def jvp(ctx, tbase, _):  # chapter 13: linear in base
+        return Gather.apply(tbase, ctx.positions)
 
 
 class CopySlices(Node):
@@ -219,6 +228,10 @@ class Overwrite(Function):
         need_base, need_value = ctx.needs_input_grad[:2]
         return (Overwrite.apply(grad, None, positions) if need_base else None,
                 Gather.apply(grad, positions) if need_value else None, None)
+
+    @staticmethod
+    def jvp(ctx, tbase, tvalue, _):  # chapter 13: linear in both
+        return Overwrite.apply(tbase, tvalue, ctx.positions)
 
 
 # In-place operations.
@@ -341,6 +354,8 @@ def inplace(target, function, *args):
             kept.tensor, kept.version = _snapshot(target), 0
     np.copyto(target.data, result.data, casting="unsafe")
     target._bump_version()
+    if dual.level >= 0:  # chapter 13: the tangent changes too
+        forward_ad.inplace(target, result)
     if node is None:
         return target
     if target._view is None:

@@ -25,3 +25,8 @@ if find_spec("toygrad.autograd.differentiate") is not None:  # chapter 12 on
     from toygrad.autograd.gradgradcheck import gradgradcheck
 
     __all__ += ["backward", "grad", "gradgradcheck"]
+
+if find_spec("toygrad.autograd.forward_ad") is not None:  # chapter 13 on
+    from toygrad.autograd import forward_ad  # noqa: F401
+
+    __all__ += ["forward_ad"]

@@ -28,6 +28,12 @@ if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
 else:
     anomaly = types.SimpleNamespace(enabled=False)
 
+if find_spec("toygrad.autograd.forward_ad") is not None:  # chapter 13 on
+    from toygrad.autograd import forward_ad
+    dual = forward_ad.state
+else:
+    dual, forward_ad = types.SimpleNamespace(level=-1), None
+
 _RELEASED = object()  # what a node's saved tensors become after backward
 
 
@@ -206,6 +212,8 @@ class BackwardFunction(Node):
     _non_differentiable = ()
     _dirty = ()
     _hooks = None  # chapter 10: set on the instance when a hook is added
+    _jvp_running = False  # chapter 13: while jvp runs
+    _saved_for_forward = ()
 
     # No Node.__init__: sequence_nr is given by apply, only if the call is
     # recorded. (object's is the fastest, and a ctx is made per operation.)
@@ -220,9 +228,16 @@ class BackwardFunction(Node):
         """Keep these tensors (inputs or outputs) for ``backward``."""
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Keep these tensors for ``jvp`` (chapter 13)."""
+        self._saved_for_forward = tensors
+
     @property
     def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, checked unchanged."""
+        """The tensors given to ``save_for_backward``, checked unchanged
+        (in ``jvp``: those given to ``save_for_forward``)."""
+        if self._jvp_running:  # chapter 13
+            return self._saved_for_forward
         if self._saved is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if self._saved is None:
@@ -346,6 +361,13 @@ class Function(metaclass=FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("a Function must define backward")
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        """Chapter 13: the outputs' tangents from the inputs' (forward AD)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function "
+            "to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *inputs):
         # PyTorch's order (THPFunction_apply): decide, make the node, link
@@ -378,9 +400,13 @@ class Function(metaclass=FunctionMeta):
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:
             _check_dirty(ctx, inputs, enabled)
-        if not recording:  # nothing is recorded
-            return _returned_inputs_aliased(outputs, inputs)
-        return _record(ctx, inputs, outputs)
+        if recording:
+            outputs = _record(ctx, inputs, outputs)
+        else:  # nothing is recorded
+            outputs = _returned_inputs_aliased(outputs, inputs)
+        if dual.level >= 0:  # chapter 13: forward AD, only inside a level
+            forward_ad.propagate(ctx, inputs, outputs)
+        return outputs
 
 
 def _returned_inputs_aliased(outputs, inputs):

@@ -1,0 +1,229 @@
+"""Forward-mode AD: dual tensors whose tangents ride along the forward pass.
+
+``toygrad.autograd.forward_ad`` mirrors ``torch.autograd.forward_ad``. Inside
+a ``dual_level``, ``make_dual(x, v)`` gives ``x`` a tangent ``v``; every
+operation on it then computes, beside its value, the tangent of its output
+(the Jacobian-vector product ``J v``) with its ``jvp`` rule, and
+``unpack_dual(y)`` gives both back. Leaving the level deletes every tangent.
+
+toygrad keeps tangents in a table, one entry per dual tensor, so a tensor
+pays nothing for forward AD: ``Function.apply`` looks at the table only when
+a level is open.
+"""
+
+import weakref
+from typing import NamedTuple
+
+from toygrad.autograd import grad_mode
+from toygrad.tensor import Tensor
+
+__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level",
+           "exit_dual_level", "make_dual", "unpack_dual"]
+
+
+class _State:
+    """The open level (-1: none) and the tangents made in it."""
+
+    def __init__(self):
+        self.level = -1
+        self.tangents = {}  # id(tensor) -> (weak reference, tangent)
+
+
+state = _State()
+
+
+def enter_dual_level():
+    """Open the (one) forward AD level; return its number, 0."""
+    if state.level >= 0:
+        raise RuntimeError(
+            "Nested forward mode AD is not supported at the moment")
+    state.level = 0
+    return state.level
+
+
+def exit_dual_level(*, level=None):
+    """Close the level, deleting every tangent made in it."""
+    if level is None:
+        level = state.level
+    if level != state.level:
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one "
+            "that was created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    state.tangents.clear()
+    state.level = -1
+
+
+class dual_level:
+    """Context manager: forward AD happens inside ``with dual_level():``."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc_info):
+        exit_dual_level()
+
+
+def tangent_of(tensor):
+    """``tensor``'s tangent at the open level, or None."""
+    entry = state.tangents.get(id(tensor))
+    return None if entry is None else entry[1]
+
+
+def set_tangent(tensor, tangent):
+    """Give ``tensor`` its tangent (forgotten when ``tensor`` dies)."""
+    key = id(tensor)
+    tangents = state.tangents
+    ref = weakref.ref(tensor, lambda _: tangents.pop(key, None))
+    tangents[key] = (ref, tangent)
+
+
+def _check_level(level):
+    if level is not None and level != state.level:
+        raise NotImplementedError(
+            "toygrad supports only the current forward AD level as level=")
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of ``tensor`` that carries ``tangent``."""
+    _check_level(level)
+    if state.level < 0:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level "
+            "exists, make sure to enter_dual_level() first.")
+    for name, value in (("primal", tensor), ("tangent", tangent)):
+        if value.dtype.kind not in "fc":
+            raise ValueError(f"Expected {name} to be floating point or "
+                             f"complex, but got: torch.{value.dtype.name}")
+    if tangent_of(tensor) is not None:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a "
+            f"forward gradient at the same level {state.level} is not "
+            "supported.")
+    _check_size(tensor, tangent)
+    if tangent.requires_grad or (tensor.requires_grad
+                                 and grad_mode.state.enabled):
+        raise NotImplementedError(
+            "toygrad does not support forward AD on tensors that require "
+            "grad (its tangents would need a backward graph)")
+    from toygrad import ops  # ops builds on Function, which builds on this
+    dual = ops.View.apply(tensor, tensor.shape)  # PyTorch's is a view too
+    set_tangent(dual, tangent)
+    return dual
+
+
+def _check_size(tensor, tangent):
+    if tangent.shape != tensor.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than "
+            "that of the original Tensor, this is not supported. Tensor is "
+            f"of size {list(tensor.shape)} while the given forward gradient "
+            f"is of size {list(tangent.shape)}.")
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What ``unpack_dual`` returns: the value and its tangent."""
+
+    primal: Tensor
+    tangent: "Tensor | None"
+
+
+def unpack_dual(tensor, *, level=None):
+    """``(primal, tangent)``: a view of ``tensor`` without its tangent, and
+    the tangent itself (None if it has none)."""
+    _check_level(level)
+    if state.level < 0:
+        return UnpackedDualTensor(tensor, None)
+    tangent = tangent_of(tensor)
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    from toygrad import ops
+    with _paused():  # the primal is a view that carries no tangent
+        primal = ops.Alias.apply(tensor)
+    return UnpackedDualTensor(primal, tangent)
+
+
+class _paused:
+    """No tangents computed inside (as inside a jvp rule)."""
+
+    def __enter__(self):
+        self.level, state.level = state.level, -1
+
+    def __exit__(self, *exc_info):
+        state.level = self.level
+
+
+def _zeros_like(x):
+    import numpy as np
+    return Tensor(np.zeros_like(x.data))
+
+
+# Task 13.1: an operation's outputs get their tangents
+def propagate(ctx, inputs, outputs):
+    """Give ``outputs`` their tangents, if an input of ``ctx``'s call has one.
+
+    ``ctx``'s Function computes them with its ``jvp(ctx, *tangents)``: one
+    tangent per input (zeros for a tensor input with no tangent, None for
+    an input that is not a tensor), one tangent back per output.
+    """
+    tangents = [tangent_of(x) if isinstance(x, Tensor) else None
+                for x in inputs]
+    if not any(t is not None for t in tangents):
+        return
+    if grad_mode.state.enabled and any(
+            isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        raise NotImplementedError(
+            "toygrad does not support forward AD through an operation whose "
+            "inputs require grad (its tangents would need a backward graph)")
+    tangents = [_zeros_like(x) if t is None and isinstance(x, Tensor) else t
+                for x, t in zip(inputs, tangents)]
+    single = type(outputs) is not tuple
+    outputs = (outputs,) if single else outputs
+    # The rule sees the values without their tangents, so that what it
+    # computes is not itself differentiated forward.
+    ctx.primals = tuple([Tensor(x.data) if isinstance(x, Tensor) else x
+                         for x in inputs])
+    ctx.results = tuple([Tensor(out.data) if isinstance(out, Tensor) else out
+                         for out in outputs])
+    ctx._jvp_running = True
+    try:
+        with _paused(), grad_mode.no_grad():
+            results = ctx._forward_cls.jvp(ctx, *tangents)
+    finally:
+        ctx._jvp_running = False
+    results = (results,) if type(results) is not tuple else results
+    if len(results) != len(outputs):
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients "
+            f"(expected {len(outputs)} but got {len(results)})")
+    skip = ctx._non_differentiable
+    for out, tangent in zip(outputs, results):
+        if (not isinstance(out, Tensor) or id(out) in skip
+                or out.dtype.kind not in "fc"):
+            continue
+        if tangent is None:
+            raise NotImplementedError(
+                "toygrad does not support a jvp that returns None for a "
+                "differentiable output")
+        _check_size(out, tangent)
+        set_tangent(out, tangent)
+
+
+def inplace(target, result):
+    """After ``target``'s numbers were replaced by ``result``'s: its tangent
+    becomes ``result``'s, written into the tangent it had (which its views'
+    tangents share)."""
+    import numpy as np
+    tangent = tangent_of(result)
+    if tangent is None:
+        return
+    old = tangent_of(target)
+    if old is not None:
+        np.copyto(old.data, tangent.data, casting="unsafe")
+    elif target._base is not None:
+        raise NotImplementedError(
+            "toygrad does not support forward AD for an in-place operation "
+            "that gives a tangent to a view whose base has none")
+    else:
+        set_tangent(target, tangent)

@@ -402,8 +402,13 @@ class Function(metaclass=FunctionMeta):
             _check_dirty(ctx, inputs, enabled)
         if recording:
             outputs = _record(ctx, inputs, outputs)
-        else:  # nothing is recorded
+        elif type(outputs) is tuple:
             outputs = _returned_inputs_aliased(outputs, inputs)
+        else:  # nothing is recorded; an input returned as it is: a new tensor
+            for x in inputs:
+                if x is outputs:
+                    outputs = outputs._alias()
+                    break
         if dual.level >= 0:  # chapter 13: forward AD, only inside a level
             forward_ad.propagate(ctx, inputs, outputs)
         return outputs
@@ -412,11 +417,6 @@ class Function(metaclass=FunctionMeta):
 def _returned_inputs_aliased(outputs, inputs):
     """An input that forward returned as it is comes back as a new tensor
     (same numbers, same version counter, no history), as in PyTorch."""
-    if type(outputs) is not tuple:
-        for x in inputs:
-            if x is outputs:
-                return outputs._alias()
-        return outputs
     return tuple([out._alias() if any(out is x for x in inputs) else out
                   for out in outputs])
 

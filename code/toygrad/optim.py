@@ -1,26 +1,32 @@
-"""Optimizers, as in ``torch.optim``."""
+"""Optimizers, as in ``torch.optim``.
+
+An optimizer holds a list of parameters and reads only their ``.grad``, which
+the engine's ``AccumulateGrad`` nodes wrote. It never sees the graph. Each
+``step`` follows the single-tensor (``foreach=False``) update of
+``torch/optim/sgd.py`` and ``torch/optim/adam.py`` in the same order of
+floating-point operations, so that the two libraries' trajectories agree.
+"""
 
 import numpy as np
 
+from toygrad.tensor import _refuse
 
-class SGD:
-    """Plain stochastic gradient descent: ``p -= lr * p.grad``."""
 
-    def __init__(self, params, lr, **unsupported):
-        if unsupported:  # momentum, weight_decay, ...: not in toygrad
+class Optimizer:
+    """The parameters, in groups of one (``param_groups``), and zero_grad."""
+
+    def __init__(self, params, defaults):
+        params = list(params)
+        if len(params) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if isinstance(params[0], dict):
             raise NotImplementedError(
-                "toygrad's SGD does not support the argument(s) "
-                f"{', '.join(sorted(unsupported))}")
-        self.params = list(params)
-        self.lr = lr
-
-    def step(self):
-        # Outside the graph, in place, as PyTorch's optimizers update.
-        for p in self.params:
-            grad = p.grad
-            if grad is not None:
-                np.subtract(p.data, self.lr * grad.data, out=p.data)
-                p._bump_version()  # as any in-place change
+                f"toygrad's {type(self).__name__} does not support parameter "
+                "groups (dicts); pass one iterable of tensors")
+        self.defaults = defaults
+        self.params = params
+        self.param_groups = [{"params": params, **defaults}]
+        self.state = {}  # per parameter (by id): momentum buffers, moments
 
     def zero_grad(self, set_to_none=True):
         """Forget the gradients: None (the default, as in PyTorch), or with
@@ -38,3 +44,135 @@ class SGD:
             else:
                 grad.requires_grad_(False)
                 grad.zero_()
+
+    def step(self):
+        raise NotImplementedError
+
+
+def _check_lr(lr):
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, with momentum and weight decay."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0,
+                 weight_decay=0, nesterov=False, *, maximize=False,
+                 **unsupported):
+        _refuse("optim.SGD", unsupported)  # foreach, differentiable, fused
+        _check_lr(lr)
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(
+            lr=lr, momentum=momentum, dampening=dampening,
+            weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError(
+                "Nesterov momentum requires a momentum and zero dampening")
+        self.lr = lr
+
+    # Task 15.1: SGD's step, with momentum and weight decay
+    def step(self):
+        """One update of every parameter that has a gradient, in place."""
+        group = self.param_groups[0]
+        lr = group["lr"]
+        momentum, weight_decay = group["momentum"], group["weight_decay"]
+        if not (momentum or weight_decay or group["maximize"]):
+            # Plain SGD, the common case, quickly: p -= lr * grad.
+            for p in self.params:
+                grad = p.grad
+                if grad is not None:
+                    np.subtract(p.data, lr * grad.data, out=p.data)
+                    p._bump_version()  # as any in-place change
+            return
+        dampening, nesterov = group["dampening"], group["nesterov"]
+        for p in self.params:
+            if p.grad is None:
+                continue
+            grad = p.grad.data if not group["maximize"] else -p.grad.data
+            if weight_decay != 0:
+                grad = grad + weight_decay * p.data  # grad.add(p, alpha=wd)
+            if momentum != 0:
+                buf = self.state.get(id(p))
+                if buf is None:
+                    buf = self.state[id(p)] = grad.copy()
+                else:  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    buf *= momentum
+                    buf += (1 - dampening) * grad
+                if nesterov:
+                    grad = grad + momentum * buf
+                else:
+                    grad = buf
+            p.data += -lr * grad  # p.add_(grad, alpha=-lr)
+            p._bump_version()
+
+
+class Adam(Optimizer):
+    """Adam: steps scaled by running averages of the gradient and its
+    square, with their bias corrected."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=0, amsgrad=False, *, maximize=False,
+                 **unsupported):
+        _refuse("optim.Adam", unsupported)  # foreach, fused, capturable...
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+            amsgrad=amsgrad, maximize=maximize))
+
+    # Task 15.2: Adam's step
+    def step(self):
+        """One Adam update of every parameter that has a gradient."""
+        group = self.param_groups[0]
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+        for p in self.params:
+            if p.grad is None:
+                continue
+            grad = p.grad.data if not group["maximize"] else -p.grad.data
+            state = self.state.get(id(p))
+            if state is None:
+                state = self.state[id(p)] = {
+                    "step": 0.0, "exp_avg": np.zeros_like(p.data),
+                    "exp_avg_sq": np.zeros_like(p.data)}
+                if amsgrad:
+                    state["max_exp_avg_sq"] = np.zeros_like(p.data)
+            state["step"] += 1
+            step = state["step"]
+            if weight_decay != 0:
+                grad = grad + weight_decay * p.data
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            # exp_avg.lerp_(grad, 1 - beta1), as ATen's lerp computes it
+            weight = 1 - beta1
+            if abs(weight) < 0.5:
+                exp_avg += weight * (grad - exp_avg)
+            else:
+                exp_avg[...] = grad - (grad - exp_avg) * (1 - weight)
+            # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            exp_avg_sq *= beta2
+            exp_avg_sq += (1 - beta2) * grad * grad
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                np.maximum(state["max_exp_avg_sq"], exp_avg_sq,
+                           out=state["max_exp_avg_sq"])
+                denom = np.sqrt(state["max_exp_avg_sq"]) / bias_correction2_sqrt
+            else:
+                denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
+            denom += eps
+            # p.addcdiv_(exp_avg, denom, value=-step_size)
+            p.data += -step_size * exp_avg / denom
+            p._bump_version()

@@ -1,11 +1,14 @@
 """Modules and parameters, as in ``torch.nn``: just enough to train an MLP."""
 
 import math
+from collections import OrderedDict, namedtuple
+from importlib.util import find_spec
 
 import numpy as np
 
 from toygrad.nn import functional
 from toygrad.tensor import Tensor
+from toygrad.tensor import _refuse as _refuse_arguments
 
 
 class Parameter(Tensor):
@@ -59,6 +62,78 @@ class Module:
         for parameter in self.parameters():
             parameter.grad = None
 
+    # Chapter 15: saving and loading the numbers.
+
+    def state_dict(self):
+        """Every parameter by name, detached: the same memory, no history."""
+        return OrderedDict((name, parameter.detach())
+                           for name, parameter in self.named_parameters())
+
+    def load_state_dict(self, state_dict, strict=True, **unsupported):
+        """Copy the numbers of ``state_dict`` into the parameters, in place;
+        with PyTorch's checks and its messages, word for word."""
+        _refuse_arguments("nn.Module.load_state_dict", unsupported)
+        own = dict(self.named_parameters())
+        missing = [name for name in own if name not in state_dict]
+        unexpected = []
+        self._unexpected_keys(list(state_dict), "", unexpected)
+        errors = []
+        for name, parameter in own.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            if not isinstance(value, Tensor):
+                raise NotImplementedError(
+                    "toygrad's load_state_dict takes toygrad tensors only, "
+                    f"not {type(value).__name__} (for {name})")
+            if tuple(value.shape) != tuple(parameter.shape):
+                errors.append(
+                    f"size mismatch for {name}: copying a param with shape "
+                    f"{_size(value.shape)} from checkpoint, the shape in "
+                    f"current model is {_size(parameter.shape)}.")
+                continue
+            np.copyto(parameter.data, value.data)
+            parameter._bump_version()  # PyTorch's copy_ under no_grad
+        if strict and unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{name}"' for name in unexpected)))
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{name}"' for name in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}"
+                               .format(type(self).__name__,
+                                       "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _unexpected_keys(self, keys, prefix, unexpected):
+        """As PyTorch's ``_load_from_state_dict``: a key is unexpected where
+        its first part names neither a parameter nor a submodule; the keys
+        under a submodule are judged by it, in the submodules' order."""
+        for key in keys:
+            first = key[len(prefix):].split(".", 1)[0]
+            if first not in self._modules and first not in self._parameters:
+                unexpected.append(key)
+        for name, module in self._modules.items():
+            child = prefix + name + "."
+            module._unexpected_keys([key for key in keys
+                                     if key.startswith(child)], child,
+                                    unexpected)
+
+
+class _IncompatibleKeys(
+        namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it could not match."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+def _size(shape):
+    return f"torch.Size({list(shape)})"
+
 
 class Linear(Module):
     """``x @ weight.t() + bias``, initialised as PyTorch initialises it."""
@@ -97,3 +172,8 @@ class Sequential(Module):
         for module in self._modules.values():
             x = module(x)
         return x
+
+
+if find_spec("toygrad.nn.layers") is not None:  # chapter 15 on
+    from toygrad.nn.layers import (  # noqa: E402,F401
+        Conv2d, CrossEntropyLoss, Flatten, MaxPool2d)

@@ -20,6 +20,7 @@ CHAPTER_FILES = {
     12: ["autograd/differentiate.py", "autograd/gradgradcheck.py"],
     13: ["autograd/forward_ad.py", "func.py"],
     14: ["examples/scipy_conv_op.py"],
+    15: ["nn/layers.py"],
 }
 LAST = max(CHAPTER_FILES)
 

@@ -107,12 +107,17 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     def _unexpected_keys(self, keys, prefix, unexpected):
-        """As PyTorch's ``_load_from_state_dict``: a key is unexpected where
-        its first part names neither a parameter nor a submodule; the keys
-        under a submodule are judged by it, in the submodules' order."""
+        """As PyTorch's ``_load_from_state_dict``: a dotted key is unexpected
+        where its first part names no submodule, another where it names no
+        parameter; the keys under a submodule are judged by it, in order."""
+        extra = prefix + "_extra_state"  # only modules with extra state
+        if extra in keys:                # take this key
+            unexpected.append(extra)
         for key in keys:
-            first = key[len(prefix):].split(".", 1)[0]
-            if first not in self._modules and first not in self._parameters:
+            if key == extra:
+                continue
+            first, *rest = key[len(prefix):].split(".", 1)
+            if first not in (self._modules if rest else self._parameters):
                 unexpected.append(key)
         for name, module in self._modules.items():
             child = prefix + name + "."

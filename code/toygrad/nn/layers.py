@@ -110,17 +110,21 @@ class Conv2d(Module):
         # PyTorch's three edges, the last one empty.
         bias = self.bias if self.bias is not None else Tensor(
             np.zeros(weight.shape[0], weight.dtype))
-        for name, tensor in (("weight", weight), ("bias", bias)):
-            if x.dtype != tensor.dtype:
-                raise RuntimeError(
-                    f"Input type ({_c_name(x.dtype)}) and {name} type "
-                    f"({_c_name(tensor.dtype)}) should be the same")
+        if self.bias is not None and bias.dtype != x.dtype:
+            raise RuntimeError(
+                f"Input type ({_name(x.dtype).lower()}) and bias type "
+                f"({_name(bias.dtype).lower()}) should be the same")
+        if weight.dtype != x.dtype:
+            if self.bias is not None:
+                raise NotImplementedError(
+                    "toygrad's Conv2d needs its input and weight of one dtype")
+            raise RuntimeError(f"expected scalar type {_name(x.dtype)} but "
+                               f"found {_name(weight.dtype)}")
         return Convolution.apply(x, weight, bias)
 
 
-def _c_name(dtype):
-    return {"torch.float64": "double", "torch.float32": "float"}.get(
-        torch_name(dtype), torch_name(dtype))
+def _name(dtype):
+    return torch_name(dtype)  # Double, Float
 
 
 class MaxPool(Function):
@@ -136,19 +140,28 @@ class MaxPool(Function):
                    .reshape(n, c, rows, cols, k * k))
         # The first largest in each window, row by row, as PyTorch's kernel.
         index = windows.argmax(axis=-1)
-        ctx.index, ctx.k, ctx.shape = index, k, x.shape
+        # PyTorch saves the input and, as int64, each maximum's position in
+        # its (H, W) plane; toygrad saves the same two tensors.
+        row, col = np.divmod(index, k)
+        rows_at = (np.arange(rows) * k)[:, None] + row
+        cols_at = (np.arange(cols) * k)[None, :] + col
+        ctx.save_for_backward(x, Tensor((rows_at * width + cols_at)
+                                        .astype(np.int64)))
+        ctx.index, ctx.k = index, k
         return Tensor(np.take_along_axis(windows, index[..., None], -1)[..., 0])
 
     @staticmethod
     def backward(ctx, grad):
-        return MaxPoolBackward.apply(grad, ctx.index, ctx.k, ctx.shape), None
+        x, _ = ctx.saved_tensors
+        return MaxPoolBackward.apply(grad, x, ctx.index, ctx.k), None
 
 
 class MaxPoolBackward(Function):
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, index, k, shape):
+    def forward(ctx, grad, x, index, k):
+        shape = x.shape
         n, c, rows, cols = grad.shape
         windows = np.zeros((n, c, rows, cols, k * k), grad.dtype)
         np.put_along_axis(windows, index[..., None], grad.data[..., None], -1)

@@ -1,0 +1,279 @@
+"""Chapter 15: toygrad's modules beside torch.nn's: values, gradients, graphs,
+state_dict, errors."""
+
+import numpy as np
+import pytest
+import torch
+
+import toygrad
+from toygrad import nn
+from toygrad.autograd import gradcheck
+from toygrad.viz import graph_structure
+
+pytestmark = pytest.mark.ch15
+
+TORCH_DTYPE = {np.float64: torch.float64, np.float32: torch.float32}
+
+
+def twin(model, dtype=np.float64):
+    """The same network in PyTorch, holding ``model``'s numbers."""
+    layers = []
+    for layer in model._modules.values():
+        if isinstance(layer, nn.Conv2d):
+            layers.append(torch.nn.Conv2d(layer.in_channels, layer.out_channels,
+                                          layer.kernel_size,
+                                          bias=layer.bias is not None))
+        elif isinstance(layer, nn.Linear):
+            out_features, in_features = layer.weight.shape
+            layers.append(torch.nn.Linear(in_features, out_features,
+                                          bias=layer.bias is not None))
+        else:
+            layers.append(getattr(torch.nn, type(layer).__name__)(
+                *([layer.kernel_size] if isinstance(layer, nn.MaxPool2d)
+                  else [])))
+    reference = torch.nn.Sequential(*layers).to(TORCH_DTYPE[dtype])
+    reference.load_state_dict({key: torch.from_numpy(value.data.copy())
+                               for key, value in model.state_dict().items()})
+    return reference
+
+
+def cnn(rng, dtype=np.float64, bias=True, channels=3):
+    return nn.Sequential(
+        nn.Conv2d(1, channels, 3, bias=bias, generator=rng, dtype=dtype),
+        nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(channels * 9, 4, generator=rng, dtype=dtype))
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_small_cnn_equals_pytorch_s_values_gradients_and_graph(bias, dtype):
+    rng = np.random.default_rng(1)
+    model = cnn(rng, dtype, bias)
+    reference = twin(model, dtype)
+    x = rng.standard_normal((5, 1, 8, 8)).astype(dtype)
+    target = rng.integers(0, 4, 5)
+    ours = toygrad.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    loss = nn.CrossEntropyLoss()(model(ours), toygrad.tensor(target))
+    reference_loss = torch.nn.CrossEntropyLoss()(reference(theirs),
+                                                 torch.tensor(target))
+    assert graph_structure(loss) == graph_structure(reference_loss)
+    assert loss.dtype == np.dtype(dtype)
+    loss.backward()
+    reference_loss.backward()
+    atol = 1e-10 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(loss.data, reference_loss.detach().numpy(),
+                               rtol=0, atol=atol)
+    np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(), rtol=0,
+                               atol=atol)
+    for (name, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert p.grad.dtype == np.dtype(dtype), name
+        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=0,
+                                   atol=atol, err_msg=name)
+
+
+@pytest.mark.parametrize("shape, channels, kernel", [
+    ((2, 1, 6, 6), (1, 2), 3), ((1, 2, 5, 7), (2, 3), 2), ((3, 3, 4, 4), (3, 1), 4)])
+def test_conv2d_values_and_gradients_equal_pytorch_s(shape, channels, kernel):
+    rng = np.random.default_rng(2)
+    layer = nn.Conv2d(*channels, kernel, generator=rng, dtype=np.float64)
+    reference = torch.nn.Conv2d(*channels, kernel).double()
+    reference.load_state_dict({k: torch.from_numpy(v.data.copy())
+                               for k, v in layer.state_dict().items()})
+    x = rng.standard_normal(shape)
+    grad = None
+    results = []
+    for lib, module in ((toygrad, layer), (torch, reference)):
+        xs = lib.tensor(x, requires_grad=True)
+        out = module(xs)
+        grad = rng.standard_normal(out.shape) if grad is None else grad
+        out.backward(lib.tensor(grad))
+        results.append([np.asarray(t) for t in (
+            (out.data, xs.grad.data, module.weight.grad.data,
+             module.bias.grad.data) if lib is toygrad else
+            (out.detach().numpy(), xs.grad.numpy(), module.weight.grad.numpy(),
+             module.bias.grad.numpy()))])
+    for a, b in zip(*results):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
+
+
+def test_conv2d_and_max_pool_pass_gradcheck():
+    rng = np.random.default_rng(3)
+    layer = nn.Conv2d(2, 2, 2, generator=rng, dtype=np.float64)
+    x = toygrad.tensor(rng.standard_normal((2, 2, 5, 5)), requires_grad=True)
+    assert gradcheck(lambda x, w, b: nn.MaxPool2d(2)(_conv(layer, x, w, b)),
+                     (x, layer.weight, layer.bias))
+
+
+def _conv(layer, x, weight, bias):
+    layer.weight, layer.bias = weight, bias
+    return layer(x)
+
+
+def test_differentiating_the_backward_again_is_refused_by_name():
+    rng = np.random.default_rng(4)
+    layer = nn.Conv2d(1, 1, 2, generator=rng, dtype=np.float64)
+    x = toygrad.tensor(rng.standard_normal((1, 1, 4, 4)), requires_grad=True)
+    for forward, name in ((layer, "conv2d"),
+                          (lambda x: nn.MaxPool2d(2)(x * 1), "max_pool2d")):
+        (grad,) = toygrad.autograd.grad(forward(x).sum(), x, create_graph=True)
+        with pytest.raises(NotImplementedError, match=f"{name} again"):
+            grad.sum().backward()
+
+
+def test_max_pool_takes_the_first_of_equal_largest_numbers_as_pytorch():
+    x = np.array([[[[1.0, 1.0, 0.0], [1.0, 0.5, 2.0], [3.0, 3.0, 3.0]]]])
+    grads = []
+    for lib in (toygrad, torch):
+        xs = lib.tensor(x, requires_grad=True)
+        out = (nn.MaxPool2d(2) if lib is toygrad else torch.nn.MaxPool2d(2))(xs)
+        out.sum().backward()
+        grads.append(np.asarray(xs.grad.data if lib is toygrad
+                                else xs.grad.numpy()))
+    np.testing.assert_array_equal(*grads)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 5), (3, 2, 2, 2)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_flatten_records_what_pytorch_records(shape, transposed):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape)
+    outputs = []
+    for lib, flatten in ((toygrad, nn.Flatten()), (torch, torch.nn.Flatten())):
+        xs = lib.tensor(x, requires_grad=True) * 1
+        if transposed:
+            xs = xs.transpose(0, 1)
+        outputs.append(flatten(xs))
+    assert graph_structure(outputs[0]) == graph_structure(outputs[1])
+    assert tuple(outputs[0].shape) == tuple(outputs[1].shape)
+
+
+def errors(run):
+    """(type, message) of what ``run(lib)`` raises, for toygrad and torch."""
+    found = []
+    for lib in (toygrad, torch):
+        with pytest.raises(Exception) as error:
+            run(lib)
+        found.append((type(error.value), str(error.value)))
+    return found
+
+
+def _conv_of(lib, x, c_in=1, c_out=2, k=3, dtype="float32"):
+    layer = (nn.Conv2d(c_in, c_out, k) if lib is toygrad
+             else torch.nn.Conv2d(c_in, c_out, k))
+    return layer(lib.tensor(np.zeros(x), dtype=getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("run", [
+    lambda lib: _conv_of(lib, (2, 3, 5, 5)),
+    lambda lib: _conv_of(lib, (2, 1, 2, 2)),
+    lambda lib: _conv_of(lib, (2, 1, 5, 5), dtype="float64"),
+    lambda lib: (nn.Conv2d(1, 2, 3, bias=False) if lib is toygrad else torch.nn.Conv2d(
+        1, 2, 3, bias=False))(lib.zeros(1, 1, 5, 5, dtype=lib.float64)),
+    lambda lib: lib.nn.MaxPool2d(3)(lib.zeros(1, 1, 2, 2)),
+    lambda lib: lib.nn.Flatten()(lib.zeros(3)),
+], ids=["channels", "too small", "dtypes", "dtypes, no bias", "pool too small", "flatten 1-d"])
+def test_layer_errors_are_pytorch_s(run):
+    ours, theirs = errors(run)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: nn.Conv2d(1, 2, 3, stride=2), "stride"),
+    (lambda: nn.Conv2d(1, 2, 3, padding=1), "padding"),
+    (lambda: nn.Conv2d(1, 2, (3, 2)), "kernel_size"),
+    (lambda: nn.MaxPool2d(2, stride=1), "stride"),
+    (lambda: nn.Flatten(0), "start_dim"),
+    (lambda: nn.CrossEntropyLoss(label_smoothing=0.1), "label_smoothing"),
+    (lambda: nn.Conv2d(1, 2, 3)(toygrad.zeros(1, 5, 5)), "(N, C, H, W)"),
+])
+def test_unsupported_arguments_are_refused_by_name(make, name):
+    with pytest.raises(NotImplementedError, match=re_escape(name)):
+        make()
+
+
+def re_escape(text):
+    import re
+    return re.escape(text)
+
+
+def test_conv2d_initialises_within_pytorch_s_bounds():
+    layer = nn.Conv2d(2, 4, 3, generator=np.random.default_rng(0))
+    reference = torch.nn.Conv2d(2, 4, 3)
+    for name, p in layer.named_parameters():
+        q = getattr(reference, name)
+        assert p.shape == tuple(q.shape) and p.dtype == np.float32
+        bound = 1 / np.sqrt(2 * 3 * 3)
+        assert np.abs(p.data).max() <= bound
+        assert float(q.detach().abs().max()) <= bound
+        assert np.abs(p.data).max() > bound / 2  # spread, not all near 0
+
+
+# state_dict and load_state_dict.
+
+def pair(dtype=np.float64):
+    rng = np.random.default_rng(6)
+    model = cnn(rng, dtype)
+    return model, twin(model, dtype)
+
+
+def test_state_dict_names_and_shares_the_parameters():
+    model, reference = pair()
+    ours, theirs = model.state_dict(), reference.state_dict()
+    assert list(ours) == list(theirs)
+    for key in ours:
+        assert tuple(ours[key].shape) == tuple(theirs[key].shape)
+        assert not ours[key].requires_grad and ours[key].grad_fn is None
+        assert not theirs[key].requires_grad
+        np.testing.assert_array_equal(ours[key].data, theirs[key].numpy())
+    # Detached, the same memory: a change to the parameter shows.
+    with toygrad.no_grad():
+        model.state_dict()["0.bias"].data[0] = 42.0
+    assert model._modules["0"].bias.data[0] == 42.0
+
+
+def test_load_state_dict_round_trip():
+    model, reference = pair()
+    other = cnn(np.random.default_rng(99))
+    before = model._modules["0"].weight._version
+    result = model.load_state_dict(other.state_dict())
+    assert repr(result) == repr(reference.load_state_dict(
+        twin(other).state_dict()))
+    assert model._modules["0"].weight._version == before + 1
+    for (key, a), b in zip(model.state_dict().items(),
+                           other.state_dict().values()):
+        np.testing.assert_array_equal(a.data, b.data, err_msg=key)
+        assert a.data is not b.data
+
+
+def _edited(state, drop=(), add=(), reshape=()):
+    state = dict(state)
+    for key in drop:
+        del state[key]
+    for key in add:
+        state[key] = state["0.bias"]
+    for key in reshape:
+        state[key] = state[key][:1]
+    return state
+
+
+@pytest.mark.parametrize("edit", [
+    dict(drop=["0.bias"]),
+    dict(add=["extra", "0.extra", "4.weight.x"]),
+    dict(drop=["4.weight", "0.weight"], add=["9.weight"]),
+    dict(reshape=["4.bias"]),
+    dict(reshape=["0.weight"], drop=["4.bias"], add=["zz"]),
+], ids=["missing", "unexpected", "both", "size", "all three"])
+@pytest.mark.parametrize("strict", [True, False])
+def test_load_state_dict_errors_and_results_are_pytorch_s(edit, strict):
+    model, reference = pair()
+    outcomes = []
+    for net, state in ((model, model.state_dict()),
+                       (reference, reference.state_dict())):
+        try:
+            outcomes.append(("returned", repr(net.load_state_dict(
+                _edited(state, **edit), strict=strict))))
+        except RuntimeError as error:
+            outcomes.append(("raised", str(error)))
+    assert outcomes[0] == outcomes[1]

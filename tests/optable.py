@@ -646,6 +646,47 @@ def _sgd_step(lib, x, weight, bias, lr):
     return after + (layer.weight.grad is None,)
 
 
+def _conv_module(lib, x, weight, bias=None):
+    layer = lib.nn.Conv2d(weight.shape[1], weight.shape[0], weight.shape[2],
+                          bias=bias is not None)
+    layer.weight = watch(lib, lib.nn.Parameter(weight))
+    if bias is not None:
+        layer.bias = watch(lib, lib.nn.Parameter(bias))
+    return layer(x)
+
+
+def _cnn(lib, x, weight, bias, target):
+    model = lib.nn.Sequential(lib.nn.Conv2d(1, 2, 3), lib.nn.ReLU(),
+                              lib.nn.MaxPool2d(2), lib.nn.Flatten())
+    conv = model._modules["0"]
+    conv.weight = watch(lib, lib.nn.Parameter(weight))
+    conv.bias = watch(lib, lib.nn.Parameter(bias))
+    return lib.nn.CrossEntropyLoss()(model(x), target)
+
+
+def _state_dict_round_trip(lib, weight, bias, strict):
+    source = lib.nn.Linear(3, 2)
+    source.weight, source.bias = (lib.nn.Parameter(weight),
+                                  lib.nn.Parameter(bias))
+    state = source.state_dict()
+    target = lib.nn.Linear(3, 2)
+    state = dict(state, extra=state["bias"])
+    del state["weight"]
+    result = target.load_state_dict(state, strict=strict)
+    return (list(source.state_dict()), state["bias"].requires_grad,
+            target.bias.detach() * 1, repr(result))
+
+
+def _optimizer_steps(lib, weight, name, kwargs):
+    w = lib.nn.Parameter(weight)
+    optimizer = getattr(lib.optim, name)([w], **kwargs)
+    for _ in range(3):
+        optimizer.zero_grad()
+        (w * w * w).sum().backward()
+        optimizer.step()
+    return w.detach() * 1, w._version
+
+
 _FUNCTIONS = {}
 
 
@@ -1541,6 +1582,51 @@ ENTRIES = [
                 leaf(rng, (2,), grad=False), lr))
                 for s, lr in (((4, 3), 0.1), ((3,), 0.5))]),
             ("optim.SGD", "optim.SGD.step", "optim.SGD.zero_grad")),
+    OpEntry("nn.Conv2d(in, out, k)(x)", _conv_module,
+            fixed(*[(f"x {shape_id(s)}, weight {shape_id(w)}, bias={b}",
+                     lambda rng, s=s, w=w, b=b: (
+                         leaf(rng, s), leaf(rng, w, grad=False))
+                     + ((leaf(rng, w[:1], grad=False),) if b else ()))
+                    for s, w in (((2, 1, 5, 5), (2, 1, 3, 3)),
+                                 ((1, 2, 4, 5), (3, 2, 2, 2)))
+                    for b in (True, False)],
+                  ("x f32 2x1x4x4, weight f32 2x1x3x3, bias f32 2",
+                   lambda rng: (leaf(rng, (2, 1, 4, 4), "float32"),
+                                leaf(rng, (2, 1, 3, 3), "float32", False),
+                                leaf(rng, (2,), "float32", False)))),
+            ("nn.Conv2d",)),
+    OpEntry("nn.MaxPool2d(2)(x)", lambda lib, x: lib.nn.MaxPool2d(2)(x),
+            fixed(*[(f"x {shape_id(s)}", lambda rng, s=s: leaf(rng, s))
+                    for s in ((1, 1, 4, 4), (2, 3, 5, 7))]),
+            ("nn.MaxPool2d",)),
+    OpEntry("nn.Flatten()(x)", lambda lib, x: lib.nn.Flatten()(x * 1),
+            fixed(*[(f"x {shape_id(s)}", lambda rng, s=s: leaf(rng, s))
+                    for s in ((2, 3, 4), (3, 2), (2, 2, 2, 2))]),
+            ("nn.Flatten",)),
+    OpEntry("Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss", _cnn,
+            fixed(("x 3x1x6x6, target 3", lambda rng: (
+                leaf(rng, (3, 1, 6, 6)), leaf(rng, (2, 1, 3, 3), grad=False),
+                leaf(rng, (2,), grad=False), Leaf(np.array([0, 3, 7]))))),
+            ("nn.CrossEntropyLoss", "nn.Conv2d", "nn.MaxPool2d",
+             "nn.Flatten")),
+    OpEntry("nn.Module.state_dict(), .load_state_dict(state, strict)",
+            _state_dict_round_trip,
+            fixed(*[(f"strict={strict}", lambda rng, strict=strict: (
+                leaf(rng, (2, 3), grad=False), leaf(rng, (2,), grad=False),
+                strict)) for strict in (True, False)]),
+            ("nn.Module.state_dict", "nn.Module.load_state_dict"),
+            checks="value, error"),
+    OpEntry("optim.SGD / optim.Adam, three steps", _optimizer_steps,
+            fixed(*[(f"{name}{kwargs}", lambda rng, name=name, kwargs=kwargs: (
+                leaf(rng, (2, 3), grad=False), name, kwargs))
+                for name, kwargs in (
+                    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1)),
+                    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True,
+                                 weight_decay=0.1)),
+                    ("Adam", dict(lr=0.1)),
+                    ("Adam", dict(lr=0.1, amsgrad=True, weight_decay=0.1,
+                                  maximize=True)))]),
+            ("optim.Adam", "optim.Adam.step")),
 
     # The Function API.
     OpEntry("autograd.Function (a custom x ** 3)",
@@ -1784,7 +1870,6 @@ UNSUPPORTED = {
     "F.nll_loss(..., weight=w): 4x3, target 4, weight 3": (NotImplementedError, "weight"),
     "F.cross_entropy(..., label_smoothing=0.1): 4x3, target 4":
         (NotImplementedError, "label_smoothing"),
-    "optim.SGD(params, lr, momentum=0.9): weight 2x3": (NotImplementedError, "momentum"),
     "backward(create_graph=True) through an in-place change of a view: f64 3":
         (NotImplementedError, "create_graph through"),
     "autograd.Function that changes its input (mark_dirty): on a view of a "
@@ -2321,6 +2406,9 @@ GRADGRAD_UNSUPPORTED = {
     "on a view of a non-leaf": "create_graph through",
     "on the base of a view": "create_graph through",
     "x[index] = value: on a non-leaf": "create_graph through",
+    "nn.Conv2d(in, out, k)(x)": "conv2d again",
+    "nn.MaxPool2d(2)(x)": "max_pool2d again",
+    "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss": "again",
 }
 
 
@@ -2375,6 +2463,7 @@ SAVED_DIFFERENCES = {  # by entry: every sample of it differs
     "number ** a": _RPOW_SAVES,
     "F.nll_loss(log_probs, target)": _NLL_SAVES,
     "F.cross_entropy(logits, target)": _NLL_SAVES,
+    "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss": _NLL_SAVES,
 }
 
 

@@ -96,7 +96,9 @@ def test_the_harness_gives_forward_ad_enough_cases():
 # parameters, an optimizer's): PyTorch gives tangents that require grad,
 # toygrad refuses forward AD through them (NotImplementedError).
 REFUSED = {"nn.Module.zero_grad()", "optim.SGD(params, lr).step(), .zero_grad()",
-           "nn.Linear(in, out)(x)", "nn.Sequential(Linear, ReLU, Linear)(x)"}
+           "nn.Linear(in, out)(x)", "nn.Sequential(Linear, ReLU, Linear)(x)",
+           "nn.Conv2d(in, out, k)(x)",
+           "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss"}
 
 
 # Cases where both libraries refuse, for different reasons: PyTorch's

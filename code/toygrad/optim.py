@@ -169,7 +169,8 @@ class Adam(Optimizer):
             if amsgrad:
                 np.maximum(state["max_exp_avg_sq"], exp_avg_sq,
                            out=state["max_exp_avg_sq"])
-                denom = np.sqrt(state["max_exp_avg_sq"]) / bias_correction2_sqrt
+                denom = (np.sqrt(state["max_exp_avg_sq"])
+                         / bias_correction2_sqrt)
             else:
                 denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
             denom += eps

@@ -1,4 +1,4 @@
-"""The layers of a small convolutional network, as in ``torch.nn`` (chapter 15).
+"""A small convolutional network's layers, as in ``torch.nn`` (chapter 15).
 
 ``Conv2d`` does chapter 8's arithmetic (``conv2d_batched_forward`` and
 ``conv2d_batched_backward``, SciPy's correlations) and records the node
@@ -80,8 +80,9 @@ class Conv2d(Module):
         rng = generator if generator is not None else np.random.default_rng()
         fan_in = in_channels * kernel_size * kernel_size
         bound = 1 / math.sqrt(fan_in)  # kaiming_uniform(a=sqrt(5)), as Linear
-        self.weight = Parameter(rng.uniform(-bound, bound, (
-            out_channels, in_channels, kernel_size, kernel_size)).astype(dtype))
+        shape = (out_channels, in_channels, kernel_size, kernel_size)
+        self.weight = Parameter(
+            rng.uniform(-bound, bound, shape).astype(dtype))
         if bias:
             self.bias = Parameter(
                 rng.uniform(-bound, bound, out_channels).astype(dtype))
@@ -127,6 +128,16 @@ def _name(dtype):
     return torch_name(dtype)  # Double, Float
 
 
+def _windows(data, k):
+    """(N, C, H, W) -> (N, C, H // k, W // k, k * k): each k x k window's
+    numbers, row by row (a trailing row or column that fits none is left)."""
+    n, c, height, width = data.shape
+    rows, cols = height // k, width // k
+    return (data[:, :, :rows * k, :cols * k]
+            .reshape(n, c, rows, k, cols, k).transpose(0, 1, 2, 4, 3, 5)
+            .reshape(n, c, rows, cols, k * k))
+
+
 class MaxPool(Function):
     """The largest number of each k x k window (stride k, no padding)."""
     node_name = "MaxPool2DWithIndicesBackward0"
@@ -135,9 +146,7 @@ class MaxPool(Function):
     def forward(ctx, x, k):
         n, c, height, width = x.shape
         rows, cols = height // k, width // k
-        windows = (x.data[:, :, :rows * k, :cols * k]
-                   .reshape(n, c, rows, k, cols, k).transpose(0, 1, 2, 4, 3, 5)
-                   .reshape(n, c, rows, cols, k * k))
+        windows = _windows(x.data, k)
         # The first largest in each window, row by row, as PyTorch's kernel.
         index = windows.argmax(axis=-1)
         # PyTorch saves the input and, as int64, each maximum's position in
@@ -148,7 +157,15 @@ class MaxPool(Function):
         ctx.save_for_backward(x, Tensor((rows_at * width + cols_at)
                                         .astype(np.int64)))
         ctx.index, ctx.k = index, k
-        return Tensor(np.take_along_axis(windows, index[..., None], -1)[..., 0])
+        largest = np.take_along_axis(windows, index[..., None], -1)
+        return Tensor(largest[..., 0])
+
+    @staticmethod
+    def jvp(ctx, tangent, _k):
+        """Forward mode (chapter 13): each window's tangent at its largest."""
+        picked = np.take_along_axis(_windows(tangent.data, ctx.k),
+                                    ctx.index[..., None], -1)
+        return Tensor(picked[..., 0])
 
     @staticmethod
     def backward(ctx, grad):

@@ -88,8 +88,8 @@ TASKS = [
          "toygrad/autograd/forward_ad.py", "propagate", "ch13-propagate"),
     Task("13.2", "the Jacobian by forward mode",
          "toygrad/func.py", "jacfwd", "ch13-jacobians", depends=("13.1",)),
-    Task("15.1", "SGD's step, with momentum and weight decay",
-         "toygrad/optim.py", "SGD.step", "ch15-sgd"),
+    Task("15.1", "SGD's update, with momentum and weight decay",
+         "toygrad/optim.py", "sgd_update", "ch15-sgd"),
     Task("15.2", "Adam's step", "toygrad/optim.py", "Adam.step", "ch15-adam"),
 ]
 

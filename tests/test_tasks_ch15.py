@@ -1,4 +1,4 @@
-"""Chapter 15's tasks: SGD's step (momentum, weight decay) and Adam's step.
+"""Chapter 15's tasks: SGD's update (momentum, weight decay) and Adam's step.
 
 The gradients are written into ``.grad`` by hand, the same numbers in both
 libraries, so only the optimizer runs: no backward pass, no other task."""
@@ -45,7 +45,7 @@ def assert_same(history, atol):
 
 @pytest.mark.task15_1
 @pytest.mark.parametrize("kwargs", [
-    dict(lr=0.1), dict(lr=0.1, momentum=0.9),
+    dict(lr=0.1, momentum=0.9),
     dict(lr=0.1, momentum=0.9, dampening=0.5),
     dict(lr=0.1, momentum=0.9, nesterov=True),
     dict(lr=0.1, weight_decay=0.1),

@@ -74,13 +74,12 @@ class SGD(Optimizer):
                 "Nesterov momentum requires a momentum and zero dampening")
         self.lr = lr
 
-    # Task 15.1: SGD's step, with momentum and weight decay
     def step(self):
         """One update of every parameter that has a gradient, in place."""
         group = self.param_groups[0]
         lr = group["lr"]
-        momentum, weight_decay = group["momentum"], group["weight_decay"]
-        if not (momentum or weight_decay or group["maximize"]):
+        if not (group["momentum"] or group["weight_decay"]
+                or group["maximize"]):
             # Plain SGD, the common case, quickly: p -= lr * grad.
             for p in self.params:
                 grad = p.grad
@@ -88,26 +87,35 @@ class SGD(Optimizer):
                     np.subtract(p.data, lr * grad.data, out=p.data)
                     p._bump_version()  # as any in-place change
             return
-        dampening, nesterov = group["dampening"], group["nesterov"]
+        settings = {key: group[key] for key in (
+            "lr", "momentum", "dampening", "weight_decay", "nesterov",
+            "maximize")}
         for p in self.params:
-            if p.grad is None:
-                continue
-            grad = p.grad.data if not group["maximize"] else -p.grad.data
-            if weight_decay != 0:
-                grad = grad + weight_decay * p.data  # grad.add(p, alpha=wd)
-            if momentum != 0:
-                buf = self.state.get(id(p))
-                if buf is None:
-                    buf = self.state[id(p)] = grad.copy()
-                else:  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    buf *= momentum
-                    buf += (1 - dampening) * grad
-                if nesterov:
-                    grad = grad + momentum * buf
-                else:
-                    grad = buf
-            p.data += -lr * grad  # p.add_(grad, alpha=-lr)
-            p._bump_version()
+            if p.grad is not None:
+                self.state[id(p)] = sgd_update(
+                    p, p.grad.data, self.state.get(id(p)), **settings)
+
+
+# Task 15.1: SGD's update, with momentum and weight decay
+def sgd_update(param, grad, buffer, *, lr, momentum, dampening, weight_decay,
+               nesterov, maximize):
+    """One SGD update of ``param`` (in place) by its gradient ``grad`` (an
+    array), in the order of PyTorch's ``_single_tensor_sgd``. ``buffer`` is
+    the momentum buffer (None before the first step); returns the new one."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + weight_decay * param.data  # grad.add(p, alpha=wd)
+    if momentum != 0:
+        if buffer is None:
+            buffer = grad.copy()
+        else:  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            buffer *= momentum
+            buffer += (1 - dampening) * grad
+        grad = grad + momentum * buffer if nesterov else buffer
+    param.data += -lr * grad  # p.add_(grad, alpha=-lr)
+    param._bump_version()
+    return buffer
 
 
 class Adam(Optimizer):

@@ -654,7 +654,7 @@ def _threshold_backward(grad, out):
     return np.bitwise_and(grad.view(bits), mask).view(grad.dtype)
 
 
-_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+_SAME_SIZE_INT = {4: np.int32, 8: np.int64}  # float32, float64
 
 
 class ThresholdBackward(Function):

@@ -1,10 +1,10 @@
 """Memory per recorded node: what a chain of n tiny operations keeps alive.
 
-``y = op(y)`` (``-y`` or ``y.tanh()``) n times over from a leaf of four float64 numbers that requires
-grad, the chain kept alive by its last output, for two operations: ``neg``,
-whose node saves nothing, and ``tanh``, whose node saves its output (a tensor
-of four numbers per node). Only the last output is referenced, so what the
-chain holds is the nodes, their edges and what they saved.
+``y = op(y)`` n times over from a leaf of four float64 numbers that requires
+grad, for two operations: ``-y``, whose ``NegBackward0`` node saves nothing,
+and ``y.tanh()``, whose ``TanhBackward0`` saves its output (a tensor of four
+numbers per node). Only the last output is referenced, so what the chain
+holds is the nodes, their edges and what they saved.
 
 Two ways of counting, each in a fresh process per (engine, operation):
 

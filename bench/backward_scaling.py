@@ -5,8 +5,8 @@ grad and ``c`` a constant tensor of four numbers: n ``MulBackward0`` nodes in a
 line, then one ``AccumulateGrad``. For each n, toygrad and PyTorch (one
 thread) take turns: each builds its chain (the forward, timed too) and runs
 ``backward`` on it (timed). The medians over the repeats are fitted by least
-squares with a straight line, time = intercept + slope * n; the slope is the
-cost of one node in backward, in microseconds.
+squares (relative residuals) with a straight line, time = intercept + slope *
+n; the slope is the cost of one node in backward, in microseconds.
 
     .venv/bin/python bench/backward_scaling.py [--repeats N] [--sizes N ...] [--json]
 
@@ -46,14 +46,31 @@ def chain_once(lib, n):
 
 
 def fit(sizes, seconds):
-    """Least-squares line through (n, microseconds): slope, intercept, r^2."""
+    """Least-squares line through (n, microseconds): slope, intercept, r^2.
+
+    The sizes span decades, so each residual is taken relative to its
+    measurement (weights 1 / time): a plain fit would be decided by the
+    largest graphs alone. r^2 is measured the same way.
+    """
     n = np.asarray(sizes, dtype=float)
     micros = np.asarray(seconds) * 1e6
-    slope, intercept = np.polyfit(n, micros, 1)
-    residual = micros - (intercept + slope * n)
-    r2 = 1 - residual @ residual / np.sum((micros - micros.mean()) ** 2)
+    weight = 1 / micros
+    slope, intercept = np.polyfit(n, micros, 1, w=weight)
+    residual = weight * (micros - (intercept + slope * n))
+    mean = np.sum(weight ** 2 * micros) / np.sum(weight ** 2)
+    spread = weight * (micros - mean)
+    r2 = 1 - residual @ residual / (spread @ spread)
     return {"slope_us": float(slope), "intercept_us": float(intercept),
             "r2": float(r2)}
+
+
+def exponent(sizes, seconds, smallest=300):
+    """k in time ~ n**k, from the sizes of at least ``smallest`` nodes, where
+    the fixed part of the time no longer counts: 1 for linear growth."""
+    n = np.asarray(sizes, dtype=float)
+    large = n >= smallest
+    k, _ = np.polyfit(np.log(n[large]), np.log(np.asarray(seconds)[large]), 1)
+    return float(k)
 
 
 def measure(sizes=SIZES, repeats=7):
@@ -79,6 +96,8 @@ def measure(sizes=SIZES, repeats=7):
     backward = {name: [statistics.median(b for _, b in times[name, n])
                        for n in sizes] for name in ENGINES}
     fits = {name: fit(sizes, backward[name]) for name in ENGINES}
+    for name in ENGINES:
+        fits[name]["exponent"] = exponent(sizes, backward[name])
     return {
         "sizes": sizes,
         "forward_s": forward,
@@ -105,7 +124,8 @@ def main():
     for name in ENGINES:
         line = result["backward_fit"][name]
         print(f"{name:8} backward: {line['slope_us']:6.2f} us per node "
-              f"+ {line['intercept_us']:7.1f} us (r^2 {line['r2']:.4f})")
+              f"+ {line['intercept_us']:7.1f} us (r^2 {line['r2']:.4f}); "
+              f"time ~ n^{line['exponent']:.2f} from n = 300")
     print(f"backward slope toygrad / pytorch = "
           f"{result['toygrad/pytorch backward slope']:.2f}")
     for name, ratios in result["backward/forward"].items():

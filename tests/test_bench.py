@@ -47,13 +47,13 @@ def test_digits_mlp_default_batch_is_still_read_at_call_time(monkeypatch):
 
 
 def test_backward_scaling_fits_a_line():
-    result = backward_scaling.measure(sizes=(2, 5, 10), repeats=1)
-    assert result["sizes"] == [2, 5, 10]
+    result = backward_scaling.measure(sizes=(2, 5, 300, 600), repeats=1)
+    assert result["sizes"] == [2, 5, 300, 600]
     for name in ("toygrad", "pytorch"):
-        assert len(result["backward_s"][name]) == 3
-        assert len(result["backward/forward"][name]) == 3
-        assert set(result["backward_fit"][name]) == {"slope_us",
-                                                     "intercept_us", "r2"}
+        assert len(result["backward_s"][name]) == 4
+        assert len(result["backward/forward"][name]) == 4
+        assert set(result["backward_fit"][name]) == {
+            "slope_us", "intercept_us", "r2", "exponent"}
     assert math.isfinite(result["toygrad/pytorch backward slope"])
 
 
@@ -63,6 +63,14 @@ def test_fit_recovers_a_line():
     assert line["slope_us"] == pytest.approx(2)
     assert line["intercept_us"] == pytest.approx(3)
     assert line["r2"] == pytest.approx(1)
+
+
+def test_exponent_of_a_power_law():
+    sizes = [300, 1000, 3000, 10000]
+    assert backward_scaling.exponent(sizes, [n ** 1.5 for n in sizes]) == (
+        pytest.approx(1.5))
+    assert backward_scaling.exponent([10, *sizes], [1, *sizes]) == (
+        pytest.approx(1))  # n = 10 is below the sizes it reads
 
 
 def test_chains_give_pytorchs_gradient():

@@ -7,7 +7,10 @@ from the same weights, and see the same batches; their steps alternate, and
 the ratios of median times are reported. The hand-written NumPy step is the
 floor a NumPy-backed engine can reach: the same arithmetic, no graph.
 
-    .venv/bin/python bench/digits_mlp.py [--steps N] [--json]
+    .venv/bin/python bench/digits_mlp.py [--steps N] [--batch B ...] [--json]
+
+With several batch sizes (``--batch 1 16 256 2048``) it measures each in turn
+and prints one line per size.
 """
 
 import argparse
@@ -27,13 +30,16 @@ from toygrad import nn, optim
 BATCH, HIDDEN, LR = 256, 128, 0.1
 
 
-def batches(seed=0):
-    """Endless batches of (inputs in [0, 1], labels), float32 and int64."""
+def batches(seed=0, batch=None):
+    """Endless batches of (inputs in [0, 1], labels), float32 and int64, of
+    ``batch`` images (BATCH by default); larger than the data set, with
+    repeats."""
+    batch = BATCH if batch is None else batch
     X, y = load_digits(return_X_y=True)
     X = (X / 16.0).astype(np.float32)
     rng = np.random.default_rng(seed)
     while True:
-        rows = rng.choice(len(X), BATCH, replace=False)
+        rows = rng.choice(len(X), batch, replace=batch > len(X))
         yield X[rows], y[rows]
 
 
@@ -110,16 +116,16 @@ class NumpyStep:
         return float(loss)
 
 
-def measure(steps=200, warmup=20):
+def measure(steps=200, warmup=20, batch=None):
     """Median seconds per step for each engine, their ratios, and whether the
-    three trained to the same loss."""
+    three trained to the same loss; batches of ``batch`` (BATCH by default)."""
     torch.set_num_threads(1)
     weights = initial_weights()
     engines = {"toygrad": ToygradStep(weights), "pytorch": TorchStep(weights),
                "numpy": NumpyStep(weights)}
     times = {name: [] for name in engines}
     losses = {}
-    data = batches()
+    data = batches(batch=batch)
     with threadpool_limits(limits=1):
         for step in range(warmup + steps):
             x, y = next(data)
@@ -138,12 +144,32 @@ def measure(steps=200, warmup=20):
     }
 
 
+def sweep(sizes, steps, as_json):
+    """Print, for each batch size, the engines' times and the ratios."""
+    results = {size: measure(steps, warmup=max(2, steps // 10), batch=size)
+               for size in sizes}
+    if as_json:
+        print(json.dumps(results))
+        return
+    for size, result in results.items():
+        micros = "  ".join(f"{name} {seconds * 1e6:8.0f} us"
+                           for name, seconds in result["seconds"].items())
+        print(f"batch {size:5}: {micros}   toygrad / pytorch "
+              f"{result['toygrad/pytorch']:.2f}   toygrad / numpy "
+              f"{result['toygrad/numpy']:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--batch", type=int, nargs="+", default=[BATCH],
+                        help="batch sizes, each measured in turn")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = measure(args.steps)
+    if len(args.batch) > 1:
+        sweep(args.batch, args.steps, args.json)
+        return
+    result = measure(args.steps, batch=args.batch[0])
     if args.json:
         print(json.dumps(result))
         return

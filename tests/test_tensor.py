@@ -345,3 +345,18 @@ def test_linear_initialisation_bounds():
     assert layer.weight.shape == (7, 100) and layer.bias.shape == (7,)
     assert np.all(np.abs(layer.weight.data) <= bound) and np.all(np.abs(layer.bias.data) <= bound)
     assert layer.weight.requires_grad and layer.weight.is_leaf
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_backward_is_pytorchs_threshold_backward_bit_for_bit(dtype):
+    # Blocked gradients are +0.0 even when negative or infinite; a nan
+    # output lets the gradient through; a nan gradient that passes stays.
+    out = np.array([0.0, 1.0, np.nan, 0.0, 2.0, 0.0, 3.0], dtype)
+    grad = np.array([np.inf, -3.0, 5.0, -2.0, np.nan, -np.inf, -0.0], dtype)
+    x = toygrad.tensor(out, requires_grad=True)
+    y = x.relu()
+    y.backward(toygrad.tensor(grad))
+    expected = torch.ops.aten.threshold_backward(
+        torch.from_numpy(grad), torch.from_numpy(out), 0).numpy()
+    assert x.grad.dtype == expected.dtype
+    assert x.grad.data.tobytes() == expected.tobytes()

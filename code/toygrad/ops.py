@@ -636,14 +636,25 @@ class Relu(Function):
 
 
 def _threshold_backward(grad, out):
-    """``where(out <= 0, 0, grad)`` for relu's output ``out``."""
-    # relu's output is >= 0 or nan, so "not out <= 0" is "out != 0".
+    """``where(out <= 0, 0, grad)`` for relu's output ``out``.
+
+    relu's output is >= 0 or nan, so "not out <= 0" is "out != 0". Done
+    on the numbers' bits: each gradient is kept bit for bit where the
+    output passes (an all-ones mask) and zeroed elsewhere (an all-zeros
+    mask). No float arithmetic, so an infinite gradient that is blocked
+    gives 0, as in PyTorch, not ``inf * 0 = nan``; and it is faster than
+    ``np.where``.
+    """
     passes = np.not_equal(out, 0)
-    with np.errstate(invalid="ignore"):
-        result = grad * passes  # fast, and right unless grad holds
-    if result.size and np.isnan(result.min()):  # inf or nan: inf * 0
-        result = np.where(passes, grad, np.zeros((), grad.dtype))
-    return result
+    bits = _SAME_SIZE_INT.get(grad.dtype.itemsize)
+    if bits is None or grad.dtype.kind != "f":
+        return np.where(passes, grad, np.zeros((), grad.dtype))
+    mask = np.asarray(passes, dtype=bits)
+    np.negative(mask, out=mask)  # 1 becomes -1: all bits set
+    return np.bitwise_and(grad.view(bits), mask).view(grad.dtype)
+
+
+_SAME_SIZE_INT = {4: np.int32, 8: np.int64}  # float32, float64
 
 
 class ThresholdBackward(Function):

@@ -233,7 +233,11 @@ class Tensor:
                 "not allowed.You can make a clone to get a normal tensor "
                 "before doing inplace update.See "
                 "https://github.com/pytorch/rfcs/pull/17 for more details.")
-        self._shared_version_counter()[0] += 1
+        counter = self._version_counter  # _shared_version_counter, inlined
+        if counter is None:
+            self._version_counter = [1]
+        else:
+            counter[0] += 1
 
     def _shared_version_counter(self):
         if self._version_counter is None:
@@ -289,7 +293,10 @@ class Tensor:
     def _alias(self):
         """The same numbers and version counter, with no history."""
         alias = Tensor(self.data)
-        alias._version_counter = self._shared_version_counter()
+        counter = self._version_counter  # _shared_version_counter, inlined
+        if counter is None:
+            counter = self._version_counter = [0]
+        alias._version_counter = counter
         alias._is_inference = self._is_inference
         return alias
 
@@ -417,8 +424,9 @@ class Tensor:
             if self.data.size != 1:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs")
-            gradient = Tensor(np.ones_like(self.data))
-        if gradient.shape != self.shape:
+            gradient = Tensor(np.array(1, self.data.dtype).reshape(
+                self.data.shape))  # np.ones_like, without its overhead
+        if gradient.data.shape != self.data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[0] has a shape of "
                 f"{_size(gradient.shape)} and output[0] has a shape of "

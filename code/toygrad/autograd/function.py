@@ -280,13 +280,15 @@ class BackwardFunction(Node):
         # One gradient per tensor input, in the order of next_functions, each
         # checked against the input's shape and dtype.
         checked = []
-        for index, (grad, meta) in enumerate(zip(grads, expected)):
-            if meta is None:  # not a tensor input: not in next_functions
-                continue
-            if grad is not None and (grad.data.shape != meta[0]
-                                     or grad.data.dtype is not meta[1]):
-                grad = _conform(self, index, grad, meta)
-            checked.append(grad)
+        index = 0
+        for grad in grads:
+            meta = expected[index]
+            if meta is not None:  # a tensor input: in next_functions
+                if grad is not None and (grad.data.shape != meta[0]
+                                         or grad.data.dtype is not meta[1]):
+                    grad = _conform(self, index, grad, meta)
+                checked.append(grad)
+            index += 1
         return checked
 
     def release_variables(self):
@@ -461,7 +463,8 @@ def _record(ctx, inputs, outputs):
         outputs._grad_fn, outputs.output_nr = ctx, 0
         ctx.num_outputs = 1
         ctx._output_meta = [(outputs.data.shape, outputs.data.dtype)]
-        _save(ctx)
+        if ctx.to_save:
+            _save(ctx)
         return outputs
     single = type(outputs) is not tuple
     outputs = [outputs] if single else list(outputs)

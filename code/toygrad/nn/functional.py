@@ -39,7 +39,7 @@ def linear(x, weight, bias=None):
 
 
 def log_softmax(x, dim):
-    dim = ops.canonical_dim(dim, x.ndim)
+    dim = ops.canonical_dim(dim, x.data.ndim)
     if x.data.dtype.kind != "f":
         raise NotImplementedError('"log_softmax_lastdim_kernel_impl" not '
                                   "implemented for 'Long'")
@@ -50,7 +50,7 @@ def nll_loss(log_probs, target, **unsupported):
     """Mean negative log-likelihood of the ``target`` class of each row."""
     if unsupported:
         _refuse("nll_loss", unsupported)
-    if log_probs.ndim != 2 or target.ndim != 1:
+    if log_probs.data.ndim != 2 or target.data.ndim != 1:
         raise NotImplementedError(
             "toygrad's nll_loss takes a batch of rows (N, C) and targets "
             "(N,) only, with the mean reduction")
@@ -70,7 +70,7 @@ def cross_entropy(logits, target, **unsupported):
     """``nll_loss(log_softmax(logits, 1), target)``: two nodes, as PyTorch."""
     if unsupported:
         _refuse("cross_entropy", unsupported)
-    if logits.ndim != 2:
+    if logits.data.ndim != 2:
         raise NotImplementedError(
             "toygrad's cross_entropy takes a batch of rows (N, C) only")
     return nll_loss(log_softmax(logits, 1), target)

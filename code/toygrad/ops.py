@@ -639,19 +639,17 @@ def _threshold_backward(grad, out):
     """``where(out <= 0, 0, grad)`` for relu's output ``out``.
 
     relu's output is >= 0 or nan, so "not out <= 0" is "out != 0". Done
-    on the numbers' bits: each gradient is kept bit for bit where the
-    output passes (an all-ones mask) and zeroed elsewhere (an all-zeros
-    mask). No float arithmetic, so an infinite gradient that is blocked
-    gives 0, as in PyTorch, not ``inf * 0 = nan``; and it is faster than
-    ``np.where``.
+    on the numbers' bits, read as integers: multiplied by 1 where the
+    output passes, each gradient is kept bit for bit; multiplied by 0, it
+    becomes the bits of +0.0. No float arithmetic, so a blocked infinite
+    gradient gives 0, as in PyTorch, not ``inf * 0 = nan``; and it is as
+    fast as a float product, faster than ``np.where``.
     """
     passes = np.not_equal(out, 0)
     bits = _SAME_SIZE_INT.get(grad.dtype.itemsize)
     if bits is None or grad.dtype.kind != "f":
         return np.where(passes, grad, np.zeros((), grad.dtype))
-    mask = np.asarray(passes, dtype=bits)
-    np.negative(mask, out=mask)  # 1 becomes -1: all bits set
-    return np.bitwise_and(grad.view(bits), mask).view(grad.dtype)
+    return (grad.view(bits) * passes).view(grad.dtype)
 
 
 _SAME_SIZE_INT = {4: np.int32, 8: np.int64}  # float32, float64
@@ -1718,7 +1716,14 @@ class LogSoftmax(Function):
 
 def _log_softmax_backward(grad, out, dim):
     """``grad - exp(out) * grad.sum(dim)`` for log_softmax's output ``out``."""
-    return grad - np.exp(out) * grad.sum(axis=dim, keepdims=True)
+    if grad.ndim == 2 and dim == 1 and grad.dtype.kind == "f":
+        # A batch of rows: each row's sum as a matrix-vector product, which
+        # NumPy's BLAS does several times faster than its reduction over
+        # short rows (10 classes). The same sum, rounded in another order.
+        total = grad @ np.ones((grad.shape[1], 1), grad.dtype)
+    else:
+        total = grad.sum(axis=dim, keepdims=True)
+    return grad - np.exp(out) * total
 
 
 class LogSoftmaxBackwardData(Function):

@@ -53,7 +53,7 @@ system-book:
 system-test:
 	@scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
 
-unit: setup
+unit: setup system-book
 	$(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not

@@ -613,11 +613,9 @@ class Tensor:
     __itruediv__ = div_
 
     def __setitem__(self, key, value):
-        """``x[key] = value``: copy ``value`` into the view ``x[key]``."""
-        view = ops.getitem(self, key)
-        if isinstance(value, Tensor):  # expanded first, as PyTorch's copy_to
-            ops.expanded_shape(value, view.shape)
-        view.copy_(value)
+        """``x[key] = value``: ``value`` written into the view ``x[key]``
+        (or into ``x``, if the key takes all of it), as PyTorch does."""
+        ops.setitem(self, key, value)
 
     def __bool__(self):
         if self.data.size != 1:

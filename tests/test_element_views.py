@@ -304,3 +304,110 @@ def _grad_fn_or_error(tensor):
         return tensor.grad_fn.name()
     except RuntimeError as error:
         return str(error)
+
+
+# zero_ may write through an expand (it writes one number): PyTorch allows
+# it, and refuses at backward, when the gradient is copied into the view.
+
+EXPAND_CASES = {
+    "zero_ of an expand": lambda lib: _expanded(lib).zero_(),
+    "zero_ of a transposed expand": lambda lib: _expanded(lib).t().zero_(),
+    "mul_ of an expand": lambda lib: _expanded(lib).mul_(0),
+    "fill of a whole expand": lambda lib: _expanded(lib).__setitem__(
+        Ellipsis, 2.0),
+    "fill of a column of an expand": lambda lib: _expanded(lib).__setitem__(
+        (slice(None), 1), lib.tensor(2.0)),
+    "fill of a row of an expand": lambda lib: _expanded(lib).__setitem__(
+        0, 2.0),
+    "copy into an expand": lambda lib: _expanded(lib).__setitem__(
+        Ellipsis, lib.ones(2)),
+}
+
+
+def _expanded(lib):
+    lib.base = lib.ones(1, 2)
+    return lib.base.expand(3, 2)
+
+
+@pytest.mark.parametrize("case", EXPAND_CASES)
+def test_in_place_through_an_expand(case):
+    def program(lib):
+        EXPAND_CASES[case](lib)
+        return lib.base
+    agree(program)
+
+
+@pytest.mark.parametrize("backward_through", ["base", "expand"])
+def test_zero_through_an_expand_refused_at_backward(backward_through):
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        e = y.expand(3, 2)
+        e.zero_()
+        seen = (y, e)
+        (y if backward_through == "base" else e).sum().backward()
+        return seen
+    agree(program)
+
+
+def test_zero_through_an_expand_under_no_grad():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        e = y.expand(3, 2)
+        with lib.no_grad():
+            e.zero_()
+        y.sum().backward()
+        return y, x.grad
+    agree(program)
+
+
+# 4. retain_grad and hooks across an in-place change (PyTorch's
+# update_tensor_hooks_on_new_gradfn): retain_grad moves to the new node.
+
+def _retained(lib, change, read_again):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    v = y[0:2]
+    v.retain_grad()
+    change(y, v)
+    if read_again:
+        v.retain_grad()  # reads grad_fn: the view's new node
+    (v * lib.tensor([1.0, 2.0])).sum().backward()
+    return v.grad, x.grad, v.grad_fn.name()
+
+
+@pytest.mark.parametrize("read_again", [False, True])
+@pytest.mark.parametrize("change", ["base", "view", "element"])
+def test_retain_grad_on_a_view_survives_an_in_place_change(change, read_again):
+    how = {"base": lambda y, v: y.mul_(2), "view": lambda y, v: v.mul_(2),
+           "element": lambda y, v: y.__setitem__(1, 5.0)}[change]
+    agree(lambda lib: _retained(lib, how, read_again))
+
+
+def test_retain_grad_and_hooks_of_a_tensor_changed_in_place():
+    def program(lib):
+        seen = []
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.register_hook(lambda g: seen.append(("old", g.tolist())) or g * 10)
+        w = y * 3
+        y[1] = 7.0
+        y.register_hook(lambda g: seen.append(("new", g.tolist())))
+        (w.sum() + (y * lib.tensor([1.0, 2.0, 3.0])).sum()).backward()
+        return seen, y.grad, x.grad
+    agree(program)
+
+
+def test_a_view_that_cannot_be_renewed_prints_and_keeps_its_grad():
+    def program(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        y = x * 1
+        row = y.unbind()[1]
+        row.retain_grad()
+        with lib.no_grad():
+            y.mul_(2)
+        y.sum().backward()
+        return repr(row), row.grad, x.grad
+    agree(program)

@@ -140,9 +140,11 @@ def refresh_grad_fn(view):
         return  # nothing to differentiate, before or after
     _refuse_rebase(view, _CHANGED_ELSEWHERE)
     view._view_version = view._version_counter[0]
+    old_fn, old_output_nr = view._grad_fn, view.output_nr
     view._grad_fn = AsStridedBackward0(base._gradient_edge(),
                                        _positions(view), base)
     view.output_nr = 0
+    move_hooks(view, old_fn, old_output_nr, view._grad_fn)
     _remember_forward(view._grad_fn)
 
 
@@ -230,14 +232,20 @@ class CopySlices(Node):
     node ``fn``; the rest goes straight on to the base's previous history.
     """
 
-    __slots__ = ("next_functions", "fn", "positions", "metadata")
+    __slots__ = ("next_functions", "fn", "positions", "overlap", "metadata")
 
-    def __init__(self, base_edge, positions, fn):
+    def __init__(self, base_edge, positions, fn, overlap=False):
         super().__init__()
         self.next_functions = (base_edge,) + fn.next_functions[1:]
         self.fn, self.positions = fn, positions
+        # A view whose elements share memory (zero_ through an expand):
+        # PyTorch's CopySlices copies the gradient into such a view, and
+        # refuses, at backward.
+        self.overlap = overlap
 
     def apply(self, grad):
+        if self.overlap:
+            raise RuntimeError(_INTERNAL_OVERLAP)
         _no_create_graph(self)
         grad_view = Gather.apply(grad, self.positions)
         grads = self.fn.apply(grad_view)
@@ -287,13 +295,23 @@ def _refuse_unsupported(target):
     counter: see Tensor._bump_version.)"""
     if target._view is not None and target._view[3] == INFERENCE:
         raise NotImplementedError(_INFERENCE_VIEW)
-    base = target if target._base is None else target._base
-    if grad_mode.state.enabled and (target._hooks is not None
-                                    or base._hooks is not None):
-        if target.grad_fn is not None or base.grad_fn is not None:
-            raise NotImplementedError(
-                "toygrad does not support in-place operations on a tensor "
-                "with hooks or retain_grad (or on a view of one)")
+
+
+def move_hooks(tensor, old_fn, old_output_nr, new_fn):
+    """``tensor`` got a new node: PyTorch's ``update_tensor_hooks_on_new_
+    gradfn``. The hooks registered so far stay on the old node (they still
+    run if a gradient reaches it); later ones go to the new node; and
+    ``retain_grad`` moves to the new node."""
+    hooks = tensor._hooks
+    if hooks is None:
+        return
+    hooks.backward, hooks.node = None, None
+    if hooks.retains_grad and old_fn is not None:
+        from toygrad.autograd.hooks import _node_hooks  # chapter 10
+        retain = _node_hooks(old_fn).retains_grad.pop(old_output_nr, None)
+        if retain is not None:
+            _node_hooks(new_fn).retains_grad[tensor.output_nr] = retain
+
 
 def _check_can_change(target):
     """Raise PyTorch's error if recording ``target``'s change is forbidden
@@ -311,12 +329,27 @@ def _check_can_change(target):
                            "being used in an in-place operation.")
 
 
-def _writable(target, source):
-    if not target.data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to "
-            "tensor refers to a single memory location. Please clone() the "
-            "tensor before performing the operation.")
+_INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor "
+    "refers to a single memory location. Please clone() the tensor before "
+    "performing the operation.")
+
+
+def _overlaps_itself(array):
+    """Whether two elements of ``array`` share memory (a stride 0 from
+    ``expand``), as PyTorch's ``has_internal_overlap`` answers YES."""
+    return any(stride == 0 and size > 1
+               for stride, size in zip(array.strides, array.shape))
+
+
+def _writable(target, source, function):
+    from toygrad import ops
+    # zero_ writes one number everywhere, so PyTorch lets it write through
+    # an expand; every other in-place operation refuses.
+    if function is not ops.Zero and _overlaps_itself(target.data):
+        raise RuntimeError(_INTERNAL_OVERLAP)
+    if not target.data.flags.writeable and target._base is None:
+        raise RuntimeError(_INTERNAL_OVERLAP)
     if isinstance(source, Tensor) and _partly_overlap(target.data,
                                                       source.data):
         raise RuntimeError(
@@ -331,6 +364,21 @@ def _partly_overlap(a, b):
             b.__array_interface__["data"][0]
             and a.shape == b.shape and a.strides == b.strides)
     return not same and np.may_share_memory(a, b)
+
+
+def _write(target, numbers):
+    """Write ``numbers`` into ``target``'s memory.
+
+    A view taken from an ``expand`` is read-only in NumPy even where its
+    elements do not overlap (``e[0]``): it is written through its base's
+    array, at the positions it takes.
+    """
+    if target.data.flags.writeable:
+        np.copyto(target.data, numbers, casting="unsafe")
+        return
+    base = target._base
+    where = np.unravel_index(_positions(target), base.shape)
+    base.data[where] = numbers.astype(base.dtype, copy=False)
 
 
 def _snapshot(tensor):
@@ -355,7 +403,7 @@ def inplace(target, function, *args):
     if grad_mode.state.enabled and (target.requires_grad or any(
             isinstance(arg, Tensor) and arg.requires_grad for arg in args)):
         _check_can_change(target)
-    _writable(target, args[0] if args else None)
+    _writable(target, args[0] if args else None, function)
     if args:
         other = args[0]
         if function is ops.Copy or function is ops.Fill:
@@ -391,18 +439,23 @@ def inplace(target, function, *args):
         kept = saved[function.saves_self]
         if kept is not None and kept.tensor is target:
             kept.tensor, kept.version = _snapshot(target), 0
-    np.copyto(target.data, result.data, casting="unsafe")
+    _write(target, result.data)
     target._bump_version()
     if dual.level >= 0:  # chapter 13: the tangent changes too
         forward_ad.inplace(target, result)
     if node is None:
         return target
     if target._view is None:
+        old_fn, old_output_nr = target._grad_fn, target.output_nr
         target._grad_fn, target.output_nr = node, 0
+        move_hooks(target, old_fn, old_output_nr, node)
         return target
     base = target._base
+    old_fn, old_output_nr = base._grad_fn, base.output_nr
     base._grad_fn = CopySlices(base._gradient_edge(), _positions(target),
-                               node)
+                               node, _overlaps_itself(target.data))
     base.output_nr = 0
+    move_hooks(base, old_fn, old_output_nr, base._grad_fn)
     _remember_forward(base._grad_fn)
+    target.grad_fn  # the view's new node now, as PyTorch's rebase_history
     return target

@@ -462,3 +462,14 @@ def test_in_place_changes_through_views_of_views():
               != outcome(toygrad,
                          lambda lib: _saved_then_changed(lib, *case))]
     assert differ == []
+
+
+@pytest.mark.parametrize("value", [
+    np.float32(2.5), np.int64(3), np.bool_(True), (1, 2, 3), None, "a",
+    [1.0], np.ones(3), np.float64(2.5), True], ids=repr)
+def test_setitem_takes_what_pytorch_takes(value):
+    def program(lib):
+        x = lib.ones(3)
+        x[1:] = value
+        return x
+    agree(program)

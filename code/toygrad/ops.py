@@ -1257,9 +1257,9 @@ def setitem(x, key, value):
     (``CopyBackwards``). Another tensor is first viewed without its leading
     1s and expanded to the target's shape, as PyTorch records it.
     """
+    if not isinstance(value, Tensor):  # first, as PyTorch's valueToTensor
+        value = _wrap(_assignable(x, value), x.dtype)
     target = _take(x, key, setting=True)
-    if not isinstance(value, Tensor):
-        value = _wrap(value, x.dtype)
     if value.shape == target.shape:
         return views.inplace(target, Copy, value)
     if value.ndim == 0:
@@ -1271,6 +1271,25 @@ def setitem(x, key, value):
     if shape != target.shape:
         value = expand(value, target.shape)
     return views.inplace(target, Copy, value)
+
+
+def _assignable(x, value):
+    """``value`` as a Python number, or PyTorch's error for ``x[k] = value``.
+
+    PyTorch takes numbers and NumPy integers (as indices), not lists,
+    arrays or other NumPy scalars.
+    """
+    if isinstance(value, complex):
+        raise NotImplementedError("toygrad does not support complex numbers")
+    if isinstance(value, np.integer):
+        return int(value)
+    if not _number(value):
+        kind = type(value)
+        name = (kind.__qualname__ if kind.__module__ == "builtins"
+                else f"{kind.__module__}.{kind.__qualname__}")
+        raise TypeError(f"can't assign a {name} to a "
+                        f"{tensor_type(x.dtype)}")
+    return value
 
 
 def _take(x, key, setting):

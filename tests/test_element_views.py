@@ -473,3 +473,46 @@ def test_setitem_takes_what_pytorch_takes(value):
         x[1:] = value
         return x
     agree(program)
+
+
+# Sequences of writes, as a training loop or a user's notebook makes them:
+# after each step the values, version and graph of y, then the gradients.
+
+WRITES = [
+    "y[0, 1] = 5.0", "y[1] += 1", "y[:, 2].mul_(3)", "y[0][0].zero_()",
+    "y[...] = y * 1", "y[:] = 2.0", "y[-1, -1] -= y[0, 0]",
+    "r = y.unbind()[1]\nwith lib.no_grad():\n    r.add_(1)",
+    "y.t()[2].div_(2)", "y[1:, 1:] = t", "y[0] = t[0]",
+    "e = y[0, 2]\ne.copy_(t[0, 0])", "y.view(6)[3] = 7.0",
+    "k = y[1]\nk[0] = -1.0", "s = y * y\ny[0, 0] = 1.0",
+    "with lib.no_grad():\n    y[1, 1] = 9.0",
+    "y.unsqueeze(0)[0, 1, 1] *= 2", "y[...] = t", "y[..., 0] = t[:, 0]",
+    "y[None][0][1] = t[0, 1]"]
+
+
+def _writes(lib, steps):
+    x = ramp(lib, 2, 3, requires_grad=True)
+    t = lib.tensor(np.arange(10.0, 16.0).reshape(2, 3) / 7,
+                   requires_grad=True)
+    scope = {"lib": lib, "y": x * 1, "t": t}
+    seen = []
+    for step in steps:
+        try:
+            exec(step, scope)
+            seen.append(observe(scope["y"]))
+        except Exception as error:
+            seen.append((type(error).__name__, str(error)))
+    (scope["y"] * ramp(lib, 2, 3)).sum().backward()
+    return seen, x.grad.clone(), None if t.grad is None else t.grad.clone()
+
+
+def test_sequences_of_element_and_view_writes():
+    import random
+    rng = random.Random(24)
+    differ = []
+    for _ in range(300):
+        steps = [rng.choice(WRITES) for _ in range(rng.randint(1, 4))]
+        if outcome(torch, lambda lib: _writes(lib, steps)) != outcome(
+                toygrad, lambda lib: _writes(lib, steps)):
+            differ.append(steps)
+    assert differ == []

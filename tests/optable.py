@@ -344,6 +344,32 @@ def _of_transpose(lib, op, x, *rest):
     return op(x.t(), *rest)
 
 
+def _on_element(lib, op, x, *rest):
+    # x[i, j] is a 0-dim view: the change reaches y (issue 24).
+    y = x.clone()
+    element = y[0, 1]
+    same = op(element, *rest) is element
+    return y, element, same
+
+
+def _on_view_of_view(lib, op, x, *rest):
+    y = x.clone()
+    row = y[1]
+    view = row[1:]
+    same = op(view, *rest) is view
+    return y, row, view, same
+
+
+def _on_unbind_row_under_no_grad(lib, op, x, *rest):
+    # PyTorch allows it under no_grad; reading the other rows' grad_fn
+    # afterwards is what it refuses.
+    y = x.clone()
+    rows = y.unbind()
+    with lib.no_grad():
+        same = op(rows[0], *rest) is rows[0]
+    return y, same
+
+
 CONTEXTS = {
     "on a leaf": _on_leaf,
     "on a non-leaf": _on_non_leaf,
@@ -355,6 +381,9 @@ CONTEXTS = {
     "on the base of a view": _on_base_of_a_view,
     "with a view of itself as other": _with_own_view,
     "of x.t()": _of_transpose,
+    "on an element of a non-leaf": _on_element,
+    "on a view of a view of a non-leaf": _on_view_of_view,
+    "on a row of unbind under no_grad": _on_unbind_row_under_no_grad,
 }
 
 
@@ -369,7 +398,9 @@ def inplace_samples(operand=True):
                         "on a view of a leaf", "under no_grad",
                         "on an input saved for backward",
                         "on an output saved for backward",
-                        "on the base of a view"):
+                        "on the base of a view", "on an element of a non-leaf",
+                        "on a view of a view of a non-leaf",
+                        "on a row of unbind under no_grad"):
             args = (leaf(rng, (2, 3)),) + other(rng)
             out.append(Sample(f"{context}, {describe(*args)}", args,
                               context=context))
@@ -419,6 +450,22 @@ def setitem_samples(rng):
                       context="on a non-leaf"))
     out.append(Sample("on a non-leaf, f64 2x3, [5] = 1.0",
                       (leaf(rng, (2, 3)), 5, 1.0), context="on a non-leaf"))
+    # Elements, and keys that take the whole tensor: PyTorch writes the
+    # tensor itself (FillBackward3, CopyBackwards), not a view of it.
+    for context in ("on a non-leaf", "on a view of a non-leaf",
+                    "on a view of a view of a non-leaf"):
+        for text, index, value in (
+                ("[1, 2] = 2.5", (1, 2), 2.5),
+                ("[0, -1] = f64 0-dim", (0, -1), leaf(rng, ())),
+                ("[...] = 2.5", Ellipsis, 2.5),
+                ("[:] = f64 0-dim", slice(None), leaf(rng, ())),
+                ("[:, :] = f64 3", (slice(None), slice(None)),
+                 leaf(rng, (3,))),
+                ("[...] = f64 1x3", Ellipsis, leaf(rng, (1, 3))),
+                ("[..., -3:] = 2.5", (Ellipsis, slice(-3, None)), 2.5)):
+            out.append(Sample(f"{context}, f64 2x3, {text}",
+                              (leaf(rng, (2, 3)), index, value),
+                              context=context))
     return out
 
 
@@ -2405,6 +2452,11 @@ GRADGRAD_UNSUPPORTED = {
     "Tensor.max(dim) with ties": "max(dim) again",
     "on a view of a non-leaf": "create_graph through",
     "on the base of a view": "create_graph through",
+    "on an element of a non-leaf": "create_graph through",
+    "on a view of a view of a non-leaf": "create_graph through",
+    "x[index] = value: on a view of a non-leaf": "create_graph through",
+    "x[index] = value: on a view of a view of a non-leaf":
+        "create_graph through",
     "x[index] = value: on a non-leaf": "create_graph through",
     "nn.Conv2d(in, out, k)(x)": "conv2d again",
     "nn.MaxPool2d(2)(x)": "max_pool2d again",

@@ -274,12 +274,22 @@ def test_clipping_by_hook_gives_pytorch_s_gradients():
         assert np.linalg.norm(a) <= 0.5 + 1e-9
 
 
-def test_in_place_on_a_tensor_with_hooks_is_refused_by_name():
-    x = toygrad.tensor([1.0, 2.0], requires_grad=True)
-    y = x * 2
-    y.retain_grad()
-    with pytest.raises(NotImplementedError, match="hooks or retain_grad"):
+def test_in_place_on_a_tensor_with_hooks_moves_retain_grad_only():
+    # As PyTorch's update_tensor_hooks_on_new_gradfn: hooks registered
+    # before the change stay on the old node, later ones go to the new
+    # node, and retain_grad moves to the new node.
+    def scenario(lib):
+        seen = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.register_hook(lambda g: seen.append(("old", g.tolist())))
+        w = y * 3
         y.mul_(2)
+        y.register_hook(lambda g: seen.append(("new", g.tolist())))
+        (w.sum() + (y * lib.tensor([1.0, 5.0])).sum()).backward()
+        return seen, y.grad.tolist(), x.grad.tolist()
+    assert scenario(toygrad) == scenario(torch)
 
 
 def test_hooks_on_scalar_values_nodes():

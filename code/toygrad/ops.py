@@ -1185,12 +1185,13 @@ def expanded_shape(x, shape):
             f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(shape) - x.ndim
     final = list(shape)
-    for i, size in enumerate(shape):
+    for i in reversed(range(len(shape))):  # from the last, as PyTorch
+        size = shape[i]
         if i < lead:
             if size < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({size}) isn't allowed "
-                    "in a leading, non-existing dimension 0")
+                    f"in a leading, non-existing dimension {i}")
             continue
         old = x.shape[i - lead]
         if size == -1:
@@ -1241,6 +1242,62 @@ def sum_to_size(x, shape):
 
 def getitem(x, key):
     """``x[key]``, one dimension at a time, recorded as PyTorch records it."""
+    result = _take(x, key, setting=False)
+    if result is x:  # nothing taken, as in x[...] or x[:, :]
+        result = Alias.apply(x)
+    return result
+
+
+def setitem(x, key, value):
+    """``x[key] = value``, as PyTorch's ``set_item`` and ``copy_to``.
+
+    Indexing that takes nothing (``x[...]``, ``x[:]``) writes into ``x``
+    itself; then a number or a 0-dim tensor is a ``fill_``
+    (``FillBackward3``), a tensor of the same shape a ``copy_``
+    (``CopyBackwards``). Another tensor is first viewed without its leading
+    1s and expanded to the target's shape, as PyTorch records it.
+    """
+    if not isinstance(value, Tensor):  # first, as PyTorch's valueToTensor
+        value = _wrap(_assignable(x, value), x.dtype)
+    target = _take(x, key, setting=True)
+    if value.shape == target.shape:
+        return views.inplace(target, Copy, value)
+    if value.ndim == 0:
+        return views.inplace(target, Fill, value)
+    shape = value.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    value = View.apply(value, shape)
+    if shape != target.shape:
+        value = expand(value, target.shape)
+    return views.inplace(target, Copy, value)
+
+
+def _assignable(x, value):
+    """``value`` as a Python number, or PyTorch's error for ``x[k] = value``.
+
+    PyTorch takes numbers and NumPy integers (as indices), not lists,
+    arrays or other NumPy scalars.
+    """
+    if isinstance(value, complex):
+        raise NotImplementedError("toygrad does not support complex numbers")
+    if isinstance(value, np.integer):
+        return int(value)
+    if not _number(value):
+        kind = type(value)
+        name = (kind.__qualname__ if kind.__module__ == "builtins"
+                else f"{kind.__module__}.{kind.__qualname__}")
+        raise TypeError(f"can't assign a {name} to a "
+                        f"{tensor_type(x.dtype)}")
+    return value
+
+
+def _take(x, key, setting):
+    """``x[key]`` as views of ``x``, or ``x`` itself if nothing is taken.
+
+    ``x[a:b]`` alone is always a new slice when read, as in PyTorch; when
+    written (``setting``) a slice that takes a whole dim is skipped.
+    """
     single = not isinstance(key, tuple)
     items = (key,) if single else key
     for item in items:
@@ -1257,7 +1314,7 @@ def getitem(x, key):
                 "tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension "
                          f"{x.ndim}")
-    if single and isinstance(key, slice):  # x[a:b] is always a new slice
+    if single and isinstance(key, slice) and not setting:
         return _slice(x, 0, key, always=True)
     result, dim = x, 0
     for item in items:
@@ -1276,8 +1333,6 @@ def getitem(x, key):
                 raise IndexError(f"index {index} is out of bounds for "
                                  f"dimension {dim} with size {size}")
             result = Select.apply(result, dim, index % size)
-    if result is x:  # nothing taken, as in x[...] or x[:, :]
-        result = Alias.apply(x)
     return result
 
 
@@ -1305,16 +1360,25 @@ def _slice(x, dim, item, always):
         raise ValueError("slice step cannot be zero")
     if item.step is not None and int(item.step) < 0:
         raise ValueError("step must be greater than zero")
-    start, stop, step = item.indices(x.shape[dim])
-    stop = max(stop, start)
-    if not always and (start, stop, step) == (0, x.shape[dim], 1):
+    size = x.shape[dim]
+    # PyTorch skips a slice that takes the whole dim as written: from 0 (not
+    # -size), to size or beyond, step 1.
+    if not always and item.start in (None, 0) and item.step in (None, 1) and (
+            item.stop is None or int(item.stop) >= size):
         return x
+    start, stop, step = item.indices(size)
+    stop = max(stop, start)
     return Slice.apply(x, dim, slice(start, stop, step))
 
 
 def _index(dim, item):
-    """A NumPy index that applies ``item`` to dimension ``dim``."""
-    return (slice(None),) * dim + (item,)
+    """A NumPy index that applies ``item`` to dimension ``dim``.
+
+    The trailing ``...`` makes NumPy return a view even when every dimension
+    is indexed by an int (a 0-dim array, not a copied scalar): an element is
+    a view of its tensor, as in PyTorch, so ``x[0] = 5.0`` changes ``x``.
+    """
+    return (slice(None),) * dim + (item, Ellipsis)
 
 
 class Select(Function):
@@ -1409,6 +1473,28 @@ class Stack(Function):
     @staticmethod
     def jvp(ctx, _, *tangents):
         return Stack.apply(ctx.dim, *tangents)
+
+
+class Fill(Function):
+    """``a.fill_(value)`` with a 0-dim tensor ``value``, which is how
+    ``x[...] = 2.0`` writes a number into a whole tensor (see setitem)."""
+    node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return Tensor(np.full(a.shape, value.data, a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        # PyTorch's formulas: zeros (written, not grad * 0, so an inf or
+        # NaN in grad does not become NaN) and the sum for the value.
+        need_a, need_value = ctx.needs_input_grad
+        return (Tensor(np.zeros_like(grad.data)) if need_a else None,
+                grad.sum() if need_value else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tvalue):  # chapter 13: the value's tangent, filled
+        return Fill.apply(ta, tvalue)
 
 
 # Matrix products. ``matmul`` picks one as ``torch.matmul`` does.

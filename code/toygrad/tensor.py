@@ -182,10 +182,11 @@ class Tensor:
     @property
     def grad(self):
         """The gradient that ``backward`` accumulated here (leaves only)."""
-        if self._grad_fn is not None or self._base is not None:
-            if self.grad_fn is not None and not self.retains_grad:
-                # (a view's node may be renewed: hence grad_fn)
-                warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        # As PyTorch's TensorBase::grad: the node as it is (a view's is not
+        # renewed here), and no warning once a gradient is there.
+        if (self._grad_fn is not None and self._grad is None
+                and not self.retains_grad):
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -268,9 +269,13 @@ class Tensor:
         extras = []
         if self.dtype not in (np.float32, np.int64, np.bool_):
             extras.append(f"dtype={self.dtype}")
-        grad_fn = self.grad_fn
+        try:
+            grad_fn = self.grad_fn
+            name = None if grad_fn is None else grad_fn.name()
+        except RuntimeError:  # a view that may not be renewed: as PyTorch
+            grad_fn, name = True, "Invalid"
         if grad_fn is not None:
-            extras.append(f"grad_fn=<{grad_fn.name()}>")
+            extras.append(f"grad_fn=<{name}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return f"tensor({', '.join([numbers] + extras)})"
@@ -613,11 +618,9 @@ class Tensor:
     __itruediv__ = div_
 
     def __setitem__(self, key, value):
-        """``x[key] = value``: copy ``value`` into the view ``x[key]``."""
-        view = ops.getitem(self, key)
-        if isinstance(value, Tensor):  # expanded first, as PyTorch's copy_to
-            ops.expanded_shape(value, view.shape)
-        view.copy_(value)
+        """``x[key] = value``: ``value`` written into the view ``x[key]``
+        (or into ``x``, if the key takes all of it), as PyTorch does."""
+        ops.setitem(self, key, value)
 
     def __bool__(self):
         if self.data.size != 1:

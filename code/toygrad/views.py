@@ -24,46 +24,93 @@ from toygrad.autograd.function import (
 from toygrad.autograd.graph import Node, current_saved_tensors_hooks
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
-_NO_GRAD_VIEW = (
-    "A view was created in no_grad mode and {} with grad mode enabled. Given "
-    "that this use case is ambiguous and error-prone, it is forbidden. You "
-    "can clarify your code by moving both the view and the inplace either "
-    "both inside the no_grad block (if you don't want the inplace to be "
-    "tracked) or both outside (if you want the inplace to be tracked).")
-_MULTI_VIEW = (
-    "Output {} of {} is a view and {}. This view is the output of a function "
-    "that returns multiple views. Such functions do not allow the output "
-    "views to be modified inplace. You should replace the inplace operation "
-    "by an out-of-place one.")
-_CHANGED_ITSELF = "is being modified inplace"
-_CHANGED_ELSEWHERE = ("its base or another view of its base has been "
-                      "modified inplace")
+# PyTorch's refusals of an in-place change to a view that was not made in
+# plain grad mode (``handle_view_on_rebase``, torch/csrc/autograd/
+# variable.cpp): what the view is, then what happened, then why.
+_NO_GRAD_PREFIX = "A view was created in no_grad mode and {} modified inplace"
+_OF_VIEW_PREFIX = ("Output {} of {} is a view of a view which was created in "
+                   "no_grad mode and {} modified inplace")
+_WITH_GRAD = " with grad mode enabled."
+_VIEW_PREFIX = "Output {} of {} is a view and {} modified inplace."
+_NO_GRAD_WHY = (
+    " Given that this use case is ambiguous and error-prone, it is "
+    "forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+_MULTI_WHY = (
+    " This view is the output of a function that returns multiple views. "
+    "Such functions do not allow the output views to be modified inplace. "
+    "You should replace the inplace operation by an out-of-place one.")
+_CHANGED_ITSELF = "is being"
+_CHANGED_ELSEWHERE = "its base or another view of its base has been"
+
+# How a view was made (PyTorch's ``CreationMeta``): in grad mode (None),
+# with grad mode off, in inference mode, or as one of several outputs.
+NO_GRAD, INFERENCE, MULTI = "no_grad", "inference", "multi"
+
+
+def _creation_meta(source, multi):
+    """PyTorch's creation meta of a view of ``source`` made now: a view of
+    a view inherits its parent's unless made in a stricter way
+    (``propagate_creation_meta``)."""
+    if grad_mode.state.inference:  # chapter 10
+        meta = INFERENCE
+    elif not grad_mode.state.enabled:
+        meta = NO_GRAD
+    else:
+        meta = MULTI if multi else None
+    if source._view is not None:
+        parent = source._view[3]
+        if meta is None or parent == INFERENCE:
+            meta = parent
+    return meta
+
+
+def _refuse_rebase(view, changed):
+    """Raise PyTorch's error if ``view`` may not be changed in place
+    (``changed`` says how: itself, or its base or another view)."""
+    meta = view._view[3]
+    if meta is None:
+        return
+    if meta == INFERENCE:
+        raise NotImplementedError(_INFERENCE_VIEW)
+    grad_fn = view._grad_fn
+    if meta == NO_GRAD or grad_fn is None:
+        message = (_NO_GRAD_PREFIX.format(changed) if grad_fn is None else
+                   _OF_VIEW_PREFIX.format(view.output_nr,
+                                          _short_name(grad_fn), changed))
+        message += _WITH_GRAD
+    else:
+        message = _VIEW_PREFIX.format(view.output_nr, _short_name(grad_fn),
+                                      changed)
+    raise RuntimeError(message + (_MULTI_WHY if meta == MULTI
+                                  else _NO_GRAD_WHY))
 
 
 def track(ctx, source, outputs):
     """Make the outputs of a view operation views of ``source``'s base.
 
     Each output's ``_view`` says how it was taken: ``(parent, ctx,
-    output_nr, made_in_no_grad, one_of_several)``.
+    output_nr, creation_meta, one_of_several)``.
     """
     base = source if source._base is None else source._base
     counter = source._version_counter
     if counter is None:
         counter = source._version_counter = [0]
-    no_grad = not grad_mode.state.enabled
-    if grad_mode.state.inference:  # chapter 10
-        no_grad = "inference"
+    multi = type(outputs) is tuple
+    meta = _creation_meta(source, multi)
     if source._is_inference:  # a view of an inference tensor is one
         for out in (outputs if type(outputs) is tuple else (outputs,)):
             out._is_inference = True
-    if type(outputs) is not tuple:
+    if not multi:
         outputs._base, outputs._version_counter = base, counter
-        outputs._view = (source, ctx, 0, no_grad, False)
+        outputs._view = (source, ctx, 0, meta, False)
         outputs._view_version = counter[0]
         return
     for output_nr, out in enumerate(outputs):
         out._base, out._version_counter = base, counter
-        out._view = (source, ctx, output_nr, no_grad, True)
+        out._view = (source, ctx, output_nr, meta, True)
         out._view_version = counter[0]
 
 
@@ -88,21 +135,16 @@ def refresh_grad_fn(view):
     Called when the view's ``grad_fn`` is read after the numbers it shares
     were changed in place (the version counter moved).
     """
-    _, ctx, output_nr, no_grad, multi = view._view
     base = view._base
     if view._grad_fn is None and not base.requires_grad:
         return  # nothing to differentiate, before or after
-    if no_grad == "inference":
-        raise NotImplementedError(_INFERENCE_VIEW)
-    if no_grad:
-        raise RuntimeError(_NO_GRAD_VIEW.format(_CHANGED_ELSEWHERE))
-    if multi:
-        raise RuntimeError(_MULTI_VIEW.format(
-            output_nr, _short_name(ctx), _CHANGED_ELSEWHERE))
+    _refuse_rebase(view, _CHANGED_ELSEWHERE)
     view._view_version = view._version_counter[0]
+    old_fn, old_output_nr = view._grad_fn, view.output_nr
     view._grad_fn = AsStridedBackward0(base._gradient_edge(),
                                        _positions(view), base)
     view.output_nr = 0
+    move_hooks(view, old_fn, old_output_nr, view._grad_fn)
     _remember_forward(view._grad_fn)
 
 
@@ -190,14 +232,20 @@ class CopySlices(Node):
     node ``fn``; the rest goes straight on to the base's previous history.
     """
 
-    __slots__ = ("next_functions", "fn", "positions", "metadata")
+    __slots__ = ("next_functions", "fn", "positions", "overlap", "metadata")
 
-    def __init__(self, base_edge, positions, fn):
+    def __init__(self, base_edge, positions, fn, overlap=False):
         super().__init__()
         self.next_functions = (base_edge,) + fn.next_functions[1:]
         self.fn, self.positions = fn, positions
+        # A view whose elements share memory (zero_ through an expand):
+        # PyTorch's CopySlices copies the gradient into such a view, and
+        # refuses, at backward.
+        self.overlap = overlap
 
     def apply(self, grad):
+        if self.overlap:
+            raise RuntimeError(_INTERNAL_OVERLAP)
         _no_create_graph(self)
         grad_view = Gather.apply(grad, self.positions)
         grads = self.fn.apply(grad_view)
@@ -245,41 +293,63 @@ def _refuse_unsupported(target):
     """Outside inference mode, toygrad's refusals where it does not follow
     PyTorch (chapter 10). (An inference tensor is refused by its version
     counter: see Tensor._bump_version.)"""
-    if target._view is not None and target._view[3] == "inference":
+    if target._view is not None and target._view[3] == INFERENCE:
         raise NotImplementedError(_INFERENCE_VIEW)
-    base = target if target._base is None else target._base
-    if grad_mode.state.enabled and (target._hooks is not None
-                                    or base._hooks is not None):
-        if target.grad_fn is not None or base.grad_fn is not None:
-            raise NotImplementedError(
-                "toygrad does not support in-place operations on a tensor "
-                "with hooks or retain_grad (or on a view of one)")
+
+
+def move_hooks(tensor, old_fn, old_output_nr, new_fn):
+    """``tensor`` got a new node: PyTorch's ``update_tensor_hooks_on_new_
+    gradfn``. The hooks registered so far stay on the old node (they still
+    run if a gradient reaches it); later ones go to the new node; and
+    ``retain_grad`` moves to the new node."""
+    hooks = tensor._hooks
+    if hooks is None:
+        return
+    hooks.backward, hooks.node = None, None
+    if hooks.retains_grad and old_fn is not None:
+        from toygrad.autograd.hooks import _node_hooks  # chapter 10
+        retain = _node_hooks(old_fn).retains_grad.pop(old_output_nr, None)
+        if retain is not None:
+            _node_hooks(new_fn).retains_grad[tensor.output_nr] = retain
+
 
 def _check_can_change(target):
-    """Raise PyTorch's error if recording ``target``'s change is forbidden."""
+    """Raise PyTorch's error if recording ``target``'s change is forbidden
+    (``check_inplace``; called when grad mode is on and ``target`` or
+    another input requires grad)."""
     if target._view is None:
         if target._requires_grad and target._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being "
                                "used in an in-place operation.")
         return
-    _, ctx, output_nr, no_grad, multi = target._view
-    if multi:
-        raise RuntimeError(_MULTI_VIEW.format(
-            output_nr, _short_name(ctx), _CHANGED_ITSELF))
+    _refuse_rebase(target, _CHANGED_ITSELF)
     base = target._base
-    if no_grad and base.requires_grad:
-        raise RuntimeError(_NO_GRAD_VIEW.format(_CHANGED_ITSELF))
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is "
                            "being used in an in-place operation.")
 
 
-def _writable(target, source):
-    if not target.data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to "
-            "tensor refers to a single memory location. Please clone() the "
-            "tensor before performing the operation.")
+_INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor "
+    "refers to a single memory location. Please clone() the tensor before "
+    "performing the operation.")
+
+
+def _overlaps_itself(array):
+    """Whether two elements of ``array`` share memory (a stride 0 from
+    ``expand``), as PyTorch's ``has_internal_overlap`` answers YES."""
+    return any(stride == 0 and size > 1
+               for stride, size in zip(array.strides, array.shape))
+
+
+def _writable(target, source, function):
+    from toygrad import ops
+    # zero_ writes one number everywhere, so PyTorch lets it write through
+    # an expand; every other in-place operation refuses.
+    if function is not ops.Zero and _overlaps_itself(target.data):
+        raise RuntimeError(_INTERNAL_OVERLAP)
+    if not target.data.flags.writeable and target._base is None:
+        raise RuntimeError(_INTERNAL_OVERLAP)
     if isinstance(source, Tensor) and _partly_overlap(target.data,
                                                       source.data):
         raise RuntimeError(
@@ -294,6 +364,21 @@ def _partly_overlap(a, b):
             b.__array_interface__["data"][0]
             and a.shape == b.shape and a.strides == b.strides)
     return not same and np.may_share_memory(a, b)
+
+
+def _write(target, numbers):
+    """Write ``numbers`` into ``target``'s memory.
+
+    A view taken from an ``expand`` is read-only in NumPy even where its
+    elements do not overlap (``e[0]``): it is written through its base's
+    array, at the positions it takes.
+    """
+    if target.data.flags.writeable:
+        np.copyto(target.data, numbers, casting="unsafe")
+        return
+    base = target._base
+    where = np.unravel_index(_positions(target), base.shape)
+    base.data[where] = numbers.astype(base.dtype, copy=False)
 
 
 def _snapshot(tensor):
@@ -315,12 +400,13 @@ def inplace(target, function, *args):
     from toygrad import ops  # ops builds on this module
     if not grad_mode.state.inference:
         _refuse_unsupported(target)
-    if grad_mode.state.enabled:
+    if grad_mode.state.enabled and (target.requires_grad or any(
+            isinstance(arg, Tensor) and arg.requires_grad for arg in args)):
         _check_can_change(target)
-    _writable(target, args[0] if args else None)
+    _writable(target, args[0] if args else None, function)
     if args:
         other = args[0]
-        if function is ops.Copy:
+        if function is ops.Copy or function is ops.Fill:
             args = (ops._wrap(other, target.dtype),)
         else:
             dtype = (true_divide_type if function is ops.Div
@@ -343,7 +429,8 @@ def inplace(target, function, *args):
         # ``original_self``.
         source = _snapshot(target)
     result = (ops.binary(function, source, *args) if args
-              and function is not ops.Copy else function.apply(source, *args))
+              and function is not ops.Copy and function is not ops.Fill
+              else function.apply(source, *args))
     node = result._grad_fn
     saved = node._saved if node is not None else None
     if saved and function.saves_self is not None:
@@ -352,18 +439,23 @@ def inplace(target, function, *args):
         kept = saved[function.saves_self]
         if kept is not None and kept.tensor is target:
             kept.tensor, kept.version = _snapshot(target), 0
-    np.copyto(target.data, result.data, casting="unsafe")
+    _write(target, result.data)
     target._bump_version()
     if dual.level >= 0:  # chapter 13: the tangent changes too
         forward_ad.inplace(target, result)
     if node is None:
         return target
     if target._view is None:
+        old_fn, old_output_nr = target._grad_fn, target.output_nr
         target._grad_fn, target.output_nr = node, 0
+        move_hooks(target, old_fn, old_output_nr, node)
         return target
     base = target._base
+    old_fn, old_output_nr = base._grad_fn, base.output_nr
     base._grad_fn = CopySlices(base._gradient_edge(), _positions(target),
-                               node)
+                               node, _overlaps_itself(target.data))
     base.output_nr = 0
+    move_hooks(base, old_fn, old_output_nr, base._grad_fn)
     _remember_forward(base._grad_fn)
+    target.grad_fn  # the view's new node now, as PyTorch's rebase_history
     return target

@@ -351,7 +351,9 @@ def inplace(target, function, *args):
         # (``original_self``), since target is about to change.
         kept = saved[function.saves_self]
         if kept is not None and kept.tensor is target:
-            kept.tensor, kept.version = _snapshot(target), 0
+            # ``self.clone()``, recorded: under create_graph the gradient
+            # goes through its CloneBackward0, as in PyTorch.
+            kept.tensor, kept.version = ops.Clone.apply(target), 0
     np.copyto(target.data, result.data, casting="unsafe")
     target._bump_version()
     if dual.level >= 0:  # chapter 13: the tangent changes too

@@ -308,6 +308,11 @@ def _conform(node, index, grad, meta):
                 f"compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
     if grad.dtype != dtype:
+        if grad_mode.state.enabled and grad.requires_grad:
+            # Under create_graph, recorded as PyTorch's engine records its
+            # cast: a ToCopyBackward0 node.
+            from toygrad.ops import ToCopy
+            return ToCopy.apply(grad, dtype)
         grad = Tensor(grad.data.astype(dtype))
     return grad
 

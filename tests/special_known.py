@@ -15,13 +15,6 @@ _SCATTER_SIGN = (
     'does not overlap)')
 
 
-_SCATTER_SIGN = (
-    "special values: a -0.0 gradient comes back +0.0 through a view's "
-    'AsStridedBackward0 (views.Scatter sums into zeros with '
-    "np.bincount; PyTorch's as_strided_backward copies where the view "
-    'does not overlap)')
-
-
 SPECIAL_UPSTREAM = {
     'F.linear(x, weight): x 3, weight 2x3':
         'special values: run 0: leaf 1 .grad: toygrad [[0., 0., 0.], [0., '

@@ -13,7 +13,7 @@ never a silently different answer.
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, WrappedNumber
+from toygrad.autograd.function import Function, WrappedNumber, ZeroTangent
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
     result_type, tensor_type, torch_name, true_divide_type)
@@ -201,7 +201,7 @@ class Add(Function):
     def forward(ctx, a, b, *alpha):
         ctx.shapes, ctx.alpha = (a.data.shape, b.data.shape), alpha
         x, y = _promote(a, b)
-        return Tensor(x + y * alpha[0] if alpha else x + y)
+        return Tensor(_add_scaled(x, y, alpha[0]) if alpha else x + y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -225,7 +225,7 @@ class Sub(Function):
     def forward(ctx, a, b, *alpha):
         ctx.shapes, ctx.alpha = (a.data.shape, b.data.shape), alpha
         x, y = _promote(a, b)
-        return Tensor(x - y * alpha[0] if alpha else x - y)
+        return Tensor(_add_scaled(x, y, -alpha[0]) if alpha else x - y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -238,6 +238,45 @@ class Sub(Function):
                     (None,) if ctx.alpha else ())
 
     jvp = linear_in(0, 1)
+
+
+def _add_scaled(x, y, alpha):
+    """``x + alpha * y`` rounded once, as PyTorch's add kernel computes it
+    (a fused multiply-add): ``x.add_(y, alpha=2)`` can be finite where
+    ``x + 2 * y`` overflows, and differs in the last bit otherwise.
+
+    float32 goes through float64, where the product is exact; float64
+    splits the product into its rounded value and its error (Dekker).
+    """
+    if x.dtype.kind != "f":
+        return x + y * alpha
+    alpha = np.asarray(alpha, x.dtype)  # a number in the tensor's dtype
+    if x.dtype == np.float32:
+        wide = x.astype(np.float64) + y.astype(np.float64) * np.float64(alpha)
+        return wide.astype(np.float32)
+    if x.dtype != np.float64:
+        return x + y * alpha
+    with np.errstate(all="ignore"):
+        product = y * alpha
+        split = 134217729.0  # 2 ** 27 + 1
+        y_high = y * split
+        y_high = y_high - (y_high - y)
+        y_low = y - y_high
+        a_high = alpha * split
+        a_high = a_high - (a_high - alpha)
+        a_low = alpha - a_high
+        error = (((y_high * a_high - product) + y_high * a_low)
+                 + y_low * a_high) + y_low * a_low
+        total = product + x  # and what its rounding dropped (two-sum):
+        back = total - product
+        dropped = (product - (total - back)) + (x - back)
+        result = total + (dropped + error)
+    # Out of the splitting's range (huge or not finite numbers), or 0 (whose
+    # sign the plain sum has right): the plain sum, PyTorch's value there.
+    plain = ~np.isfinite(result) | ~np.isfinite(error) | (result == 0)
+    if plain.any():
+        result = np.where(plain, total, result)
+    return result
 
 
 def rsub(x, number):
@@ -285,10 +324,15 @@ class Mul(Function):
         return (None if b is None else unbroadcast(grad * b, a_shape),
                 None if a is None else unbroadcast(grad * a, b_shape))
 
-    # The product rule, forward: (ab)' = a'b + ab'.
+    # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
+    # is absent (a ZeroTangent) is dropped, as in PyTorch, not 0 * a.
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
+        if type(tb) is ZeroTangent:
+            return ta * b
+        if type(ta) is ZeroTangent:
+            return a * tb
         return ta * b + a * tb
 
 
@@ -392,6 +436,10 @@ class Div(Function):
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
         (out,) = ctx.results
+        if type(tb) is ZeroTangent:  # (see Mul.jvp)
+            return ta / b
+        if type(ta) is ZeroTangent:
+            return -(tb * out) / b
         return (ta - out * tb) / b
 
 
@@ -463,36 +511,36 @@ class Pow(Function):
     def backward(ctx, grad):
         b, a, out = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        grad_a = grad_b = None
-        if need_a:
-            # pow_backward_self: where(b == 0, 0, grad * (b * a ** (b - 1))):
-            # 0 where b == 0 whatever the gradient (inf, nan) or a (0).
-            grad_a = unbroadcast(zero_where(
-                b.data == 0, grad * (b * a ** SubScalar.apply(b, 1))),
-                a.shape)
-        if need_b:
-            # d/db a**b = a**b log a; PyTorch takes it as 0 where a == 0
-            # and b >= 0, and takes the log in the result's dtype.
-            where_zero = (a.data == 0) & (b.data >= 0)
-            if a.dtype != out.dtype:
-                a = ToCopy.apply(a, out.dtype)
-            # As pow_backward_exponent: grad * where(a == 0 and b >= 0, 0,
-            # out * log(a)), so that differentiated again (chapter 12) the
-            # masked 0 * log(0) gives PyTorch's nan, not a number.
-            with np.errstate(divide="ignore", invalid="ignore"):
-                grad_b = unbroadcast(
-                    grad * zero_where(where_zero, out * a.log()), b.shape)
-        return grad_a, grad_b
+        return (unbroadcast(_pow_backward_self(grad, a, b), a.shape)
+                if need_a else None,
+                unbroadcast(_pow_backward_exponent(grad, a, b, out), b.shape)
+                if need_b else None)
 
+    # PyTorch's jvp: the two backward formulas applied to the tangents.
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
         (out,) = ctx.results
-        where_zero = (a.data == 0) & (b.data >= 0)  # as in backward
-        if a.dtype != out.dtype:
-            a = Tensor(a.data.astype(out.dtype))
-        safe_a = a + _constant(where_zero.astype(a.dtype))
-        return ta * b * a ** (b - 1) + tb * out * safe_a.log()
+        return (_pow_backward_self(ta, a, b)
+                + _pow_backward_exponent(tb, a, b, out))
+
+
+def _pow_backward_self(grad, a, b):
+    """pow_backward_self: where(b == 0, 0, grad * (b * a ** (b - 1))): 0
+    where b == 0, whatever the gradient (inf, nan) or a (0)."""
+    return zero_where(b.data == 0, grad * (b * a ** SubScalar.apply(b, 1)))
+
+
+def _pow_backward_exponent(grad, a, b, out):
+    """pow_backward_exponent: d/db a ** b = a ** b log a, taken as 0 where
+    a == 0 and b >= 0, the log in the result's dtype: grad * where(a == 0
+    and b >= 0, 0, out * log(a)), so that differentiated again (chapter
+    12) the masked 0 * log(0) gives PyTorch's nan, not a number."""
+    where_zero = (a.data == 0) & (b.data >= 0)
+    if a.dtype != out.dtype:
+        a = ToCopy.apply(a, out.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return grad * zero_where(where_zero, out * a.log())
 
 
 def zero_where(condition, x):
@@ -690,9 +738,9 @@ def _one_minus_square(o):
         rest = 1 - square  # and what rounding it dropped (two-sum):
         dropped = (1 - (rest - (rest - 1))) + (-square - (rest - 1))
         result = rest + (dropped - error)
-    # Where the splitting is out of range (o huge, or not finite), the
-    # plain formula: PyTorch's value there is the same.
-    plain = ~np.isfinite(error)
+    # Where the splitting is out of range (o huge, or not finite), or the
+    # result 0, the plain formula: PyTorch's value there is the same.
+    plain = ~np.isfinite(error) | (result == 0)
     if plain.any():
         result = np.where(plain, 1 - square, result)
     return result

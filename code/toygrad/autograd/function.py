@@ -172,6 +172,16 @@ class WrappedNumber(Tensor):
     __slots__ = ()
 
 
+class ZeroTangent(Tensor):
+    """Chapter 13: the tangent of a tensor input that has none, zeros.
+
+    As PyTorch's "efficient zero tensor": a jvp drops the terms it would
+    multiply (``inf * 0`` is nan; PyTorch's term is simply absent).
+    """
+
+    __slots__ = ()
+
+
 def _refuse_inference(tensor):
     """Outside inference mode, an inference tensor cannot be saved."""
     if grad_mode.state.inference:

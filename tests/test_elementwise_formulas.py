@@ -167,3 +167,33 @@ def test_tanh_and_sigmoid_backward_kernels_are_torchs_bit_for_bit(op, dtype):
             "sigmoid": toygrad.ops.SigmoidBackward}[op]
     ours = node.apply(toygrad.tensor(grad), toygrad.tensor(out))
     assert_same_bits(ours, theirs)
+
+
+THIRD_ORDER = {
+    "x.tanh()": lambda x: x.tanh(), "x.sigmoid()": lambda x: x.sigmoid(),
+    "x.exp()": lambda x: x.exp(), "x.log()": lambda x: x.log(),
+    "x.reciprocal()": lambda x: x.reciprocal(), "x ** 3": lambda x: x ** 3,
+    "x.relu()": lambda x: x.relu(), "1.5 / x": lambda x: 1.5 / x,
+    "2.0 ** x": lambda x: 2.0 ** x, "x * x": lambda x: x * x,
+}
+
+
+def _gradient_of_gradient(lib, fn):
+    x = lib.tensor(np.array([0.3, -0.7, 1.2]), requires_grad=True)
+    upstream = lib.tensor(np.array([1.0, 2.0, -1.0]), requires_grad=True)
+    (g,) = lib.autograd.grad(fn(x), x, upstream, create_graph=True)
+    return lib.autograd.grad(g, (x, upstream), lib.tensor(
+        np.array([0.5, 1.5, 2.0])), create_graph=True)
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_ORDER))
+def test_graphs_of_second_order_gradients_are_torchs(name):
+    """The backward of the backward, recorded: the nodes of PyTorch's
+    double-backward formulas (MulBackward1 and AddBackward1 for their
+    numbers), and the same numbers."""
+    from graphs import structure
+    ours = _gradient_of_gradient(optable.TOYGRAD, THIRD_ORDER[name])
+    theirs = _gradient_of_gradient(optable.TORCH, THIRD_ORDER[name])
+    for a, b in zip(ours, theirs):
+        assert structure(a) == structure(b)
+        np.testing.assert_allclose(numbers(a), numbers(b), rtol=1e-12)

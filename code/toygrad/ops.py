@@ -365,6 +365,23 @@ class MulScalar(Function):
     jvp = linear_in(0)
 
 
+class AddScalar(Function):
+    """``a + number`` as PyTorch's formulas write it (``add.Scalar``)."""
+    node_name = "AddBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        dtype = _scalar_dtype(a, number)
+        return Tensor(a.data.astype(dtype, copy=False)
+                      + np.asarray(number, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    jvp = linear_in(0)
+
+
 class SubScalar(Function):
     """``a - number`` as PyTorch's formulas write it (``sub.Scalar``)."""
     node_name = "SubBackward1"
@@ -711,7 +728,8 @@ class TanhBackward(Function):
         grad, out = ctx.saved_tensors
         need_grad, need_out = ctx.needs_input_grad
         return (TanhBackward.apply(grad_grad, out) if need_grad else None,
-                grad_grad * (-2 * out * grad) if need_out else None)
+                grad_grad * (MulScalar.apply(out, -2) * grad) if need_out
+                else None)
 
     # (g (1 - o^2))' = g' (1 - o^2) - 2 g o o'
     @staticmethod
@@ -788,7 +806,8 @@ class SigmoidBackward(Function):
         grad, out = ctx.saved_tensors
         need_grad, need_out = ctx.needs_input_grad
         return (SigmoidBackward.apply(grad_grad, out) if need_grad else None,
-                grad_grad * grad * (-2 * out + 1) if need_out else None)
+                grad_grad * grad * AddScalar.apply(MulScalar.apply(out, -2), 1)
+                if need_out else None)
 
     # (g o (1 - o))' = g' o (1 - o) + g (1 - 2 o) o'
     @staticmethod

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import optable
+from graphs import structure
 import toygrad
 from test_differential_special import SPECIAL
 
@@ -191,9 +192,33 @@ def test_graphs_of_second_order_gradients_are_torchs(name):
     """The backward of the backward, recorded: the nodes of PyTorch's
     double-backward formulas (MulBackward1 and AddBackward1 for their
     numbers), and the same numbers."""
-    from graphs import structure
     ours = _gradient_of_gradient(optable.TOYGRAD, THIRD_ORDER[name])
     theirs = _gradient_of_gradient(optable.TORCH, THIRD_ORDER[name])
     for a, b in zip(ours, theirs):
         assert structure(a) == structure(b)
         np.testing.assert_allclose(numbers(a), numbers(b), rtol=1e-12)
+
+
+def _in_place_under_pack_hook(lib, method):
+    x = lib.tensor(np.array([2.0, -1.0, 0.5]), requires_grad=True)
+    w = lib.tensor(np.array([3.0, 1.5, -2.0]), requires_grad=True)
+    seen = []
+
+    def pack(t):
+        seen.append(None if t.grad_fn is None else t.grad_fn.name())
+        return t
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = x.clone()
+        getattr(y, method)(w)
+    grads = lib.autograd.grad(y, (x, w), lib.tensor(np.ones(3)),
+                              create_graph=True)
+    return seen, structure(y), [structure(g) for g in grads]
+
+
+@pytest.mark.parametrize("method", ["mul_", "div_"])
+def test_in_place_saves_a_recorded_clone_of_self_under_a_pack_hook(method):
+    """PyTorch's original_self is ``self.clone()``: the pack hook sees it
+    with its CloneBackward0, and a recorded gradient goes through it; the
+    in-place node's own edge still leads to self's history."""
+    assert (_in_place_under_pack_hook(optable.TOYGRAD, method)
+            == _in_place_under_pack_hook(optable.TORCH, method))

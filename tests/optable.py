@@ -225,6 +225,42 @@ def binary_samples(low=-2.0, high=2.0, b_nonzero=False, b_low=None,
     return samples
 
 
+# Inputs at the special points of the elementwise formulas (issue 24): the
+# zeros of both signs, the infinities, nan, extreme magnitudes, and two
+# ordinary numbers. Their gradients, from special upstream gradients too
+# (tests/test_differential_special.py), must be PyTorch's, nans and signed
+# zeros included.
+SPECIAL_POINTS = {
+    "float64": (0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e-300, 2.0, -0.5),
+    "float32": (0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -1e-45, 2.0, -0.5)}
+
+
+def with_special_points(samples, pairs=False, numbers=None):
+    """``samples``, then inputs at SPECIAL_POINTS in float64 and float32:
+    one tensor of them; every pair of them (``pairs``, for a binary
+    operation); or one tensor of them with each of ``numbers``."""
+    def more(rng):
+        out = samples(rng)
+        for dtype in FLOATS:
+            short = SHORT[dtype]
+            points = np.array(SPECIAL_POINTS[dtype], dtype)
+            if pairs:
+                a = Leaf(np.repeat(points, len(points)), True)
+                b = Leaf(np.tile(points, len(points)), True)
+                out.append(Sample(f"{short} every pair of special points",
+                                  (a, b)))
+            elif numbers:
+                for number in numbers:
+                    x = Leaf(points.copy(), True)
+                    out.append(Sample(f"{short} special points, {number!r}",
+                                      (x, number)))
+            else:
+                out.append(Sample(f"{short} special points",
+                                  (Leaf(points.copy(), True),)))
+        return out
+    return more
+
+
 NUMBERS = (2, 2.5, True)
 
 
@@ -1114,17 +1150,22 @@ IN_PLACE_CHECKS = "value, dtype, grads, graph, version, error"
 
 ENTRIES = [
     # Arithmetic, with broadcasting, dtypes and 0-dim operands.
-    OpEntry("a + b", lambda lib, a, b: a + b, binary_samples(),
+    OpEntry("a + b", lambda lib, a, b: a + b,
+            with_special_points(binary_samples(), pairs=True),
             ("Tensor.__add__",)),
-    OpEntry("a - b", lambda lib, a, b: a - b, binary_samples(),
+    OpEntry("a - b", lambda lib, a, b: a - b,
+            with_special_points(binary_samples(), pairs=True),
             ("Tensor.__sub__",)),
-    OpEntry("a * b", lambda lib, a, b: a * b, binary_samples(),
+    OpEntry("a * b", lambda lib, a, b: a * b,
+            with_special_points(binary_samples(), pairs=True),
             ("Tensor.__mul__",)),
-    OpEntry("a / b", lambda lib, a, b: a / b, binary_samples(b_nonzero=True),
+    OpEntry("a / b", lambda lib, a, b: a / b,
+            with_special_points(binary_samples(b_nonzero=True), pairs=True),
             ("Tensor.__truediv__",)),
     OpEntry("a ** b", lambda lib, a, b: a ** b,
-            binary_samples(low=0.5, high=2.0,
-                           dtype_pairs=DTYPE_PAIRS[:2] + DTYPE_PAIRS[3:5]),
+            with_special_points(binary_samples(
+                low=0.5, high=2.0,
+                dtype_pairs=DTYPE_PAIRS[:2] + DTYPE_PAIRS[3:5]), pairs=True),
             ("Tensor.__pow__",)),
     OpEntry("a + number", lambda lib, a, n: a + n, number_samples(),
             ("Tensor.__add__",)),
@@ -1134,22 +1175,31 @@ ENTRIES = [
             ("Tensor.__sub__",)),
     OpEntry("number - a", lambda lib, a, n: n - a, number_samples(),
             ("Tensor.__rsub__",)),
-    OpEntry("a * number", lambda lib, a, n: a * n, number_samples(),
+    OpEntry("a * number", lambda lib, a, n: a * n,
+            with_special_points(number_samples(), numbers=(2.5, 0.0, -1)),
             ("Tensor.__mul__",)),
-    OpEntry("number * a", lambda lib, a, n: n * a, number_samples(),
+    OpEntry("number * a", lambda lib, a, n: n * a,
+            with_special_points(number_samples(), numbers=(2.5, 0.0, -1)),
             ("Tensor.__rmul__",)),
-    OpEntry("a / number", lambda lib, a, n: a / n, number_samples(),
+    OpEntry("a / number", lambda lib, a, n: a / n,
+            with_special_points(number_samples(), numbers=(2.5, 0.0, -1)),
             ("Tensor.__truediv__",)),
     OpEntry("number / a", lambda lib, a, n: n / a,
-            number_samples(nonzero=True), ("Tensor.__rtruediv__",)),
+            with_special_points(number_samples(nonzero=True),
+                                numbers=(2.5, -1)),
+            ("Tensor.__rtruediv__",)),
     OpEntry("a ** number", lambda lib, a, n: a ** n,
-            number_samples((2, 0.5, -1, 0, 3), ("float64", "float32",
-                                                "int64"), low=0.5, high=2.0),
+            with_special_points(number_samples(
+                (2, 0.5, -1, 0, 3), ("float64", "float32", "int64"),
+                low=0.5, high=2.0), numbers=(2, 0.5, -1, 0, 3, 1, -2.5)),
             ("Tensor.__pow__",)),
     OpEntry("number ** a", lambda lib, a, n: n ** a,
-            number_samples((2, 0.5, 2.5), ("float64", "float32", "int64")),
+            with_special_points(number_samples(
+                (2, 0.5, 2.5, 0.0), ("float64", "float32", "int64")),
+                numbers=(2, 0.5, 0.0, -2.0, 1.0)),
             ("Tensor.__rpow__",)),
-    OpEntry("-a", lambda lib, a: -a, unary_samples(), ("Tensor.__neg__",)),
+    OpEntry("-a", lambda lib, a: -a, with_special_points(unary_samples()),
+            ("Tensor.__neg__",)),
 
     # In-place operations and augmented assignment.
     OpEntry("Tensor.add_(other)", lambda lib, x, o: x.add_(o),
@@ -1196,21 +1246,27 @@ ENTRIES = [
             ("Tensor.bmm",)),
 
     # Elementwise functions.
-    OpEntry("Tensor.exp()", lambda lib, x: x.exp(), unary_samples(),
+    OpEntry("Tensor.exp()", lambda lib, x: x.exp(),
+            with_special_points(unary_samples()),
             ("Tensor.exp",)),
     OpEntry("Tensor.log()", lambda lib, x: x.log(),
-            unary_samples(low=0.1, high=3.0), ("Tensor.log",)),
+            with_special_points(unary_samples(low=0.1, high=3.0)),
+            ("Tensor.log",)),
     OpEntry("Tensor.log() of negatives and 0", lambda lib, x: x.log(),
             unary_samples(("float32", "int64"), low=-2, high=0),
             ("Tensor.log",)),
-    OpEntry("Tensor.tanh()", lambda lib, x: x.tanh(), unary_samples(),
+    OpEntry("Tensor.tanh()", lambda lib, x: x.tanh(),
+            with_special_points(unary_samples()),
             ("Tensor.tanh",)),
     OpEntry("Tensor.sigmoid()", lambda lib, x: x.sigmoid(),
-            unary_samples(low=-30, high=30), ("Tensor.sigmoid",)),
-    OpEntry("Tensor.relu()", lambda lib, x: x.relu(), unary_samples(),
+            with_special_points(unary_samples(low=-30, high=30)),
+            ("Tensor.sigmoid",)),
+    OpEntry("Tensor.relu()", lambda lib, x: x.relu(),
+            with_special_points(unary_samples()),
             ("Tensor.relu",)),
     OpEntry("Tensor.reciprocal()", lambda lib, x: x.reciprocal(),
-            unary_samples(nonzero=True), ("Tensor.reciprocal",)),
+            with_special_points(unary_samples(nonzero=True)),
+            ("Tensor.reciprocal",)),
 
     # Reductions.
     OpEntry("Tensor.sum()", lambda lib, x: x.sum(), unary_samples(),
@@ -2063,6 +2119,9 @@ class Run:
     backward_error: tuple = None
     grads: list = None  # facts of every leaf's .grad after backward
     grad_mode_left_off: bool = False
+    leaves: list = None  # the objects themselves (the leaves made, then
+    tensors: list = None  # the result's tensors), for the checks that
+    # need them (tests/test_differential_special.py)
 
 
 def _call(lib, case):
@@ -2078,8 +2137,13 @@ def _call(lib, case):
     return op(*args), leaves
 
 
-def run(lib, case):
-    """Run ``case`` on ``lib``: the result, then backward from it."""
+def run(lib, case, upstream=None):
+    """Run ``case`` on ``lib``: the result, then backward from it.
+
+    ``upstream(lib, output, rng)`` makes each output's gradient (random
+    numbers unless given).
+    """
+    upstream = upstream or _upstream
     lib.watched = []
     outcome = Run()
     try:
@@ -2091,11 +2155,12 @@ def run(lib, case):
         outcome.grad_mode_left_off = not lib.is_grad_enabled()
         lib.set_grad_enabled(True)
     outcome.result = facts(result)
-    outputs = [t for t in _tensors_in(result) if t.requires_grad]
+    outcome.leaves, outcome.tensors = leaves, _tensors_in(result)
+    outputs = [t for t in outcome.tensors if t.requires_grad]
     rng = rng_for(case.id)
     try:
         for i, output in enumerate(outputs):
-            output.backward(_upstream(lib, output, rng),
+            output.backward(upstream(lib, output, rng),
                             retain_graph=i < len(outputs) - 1)
     except Exception as error:
         outcome.backward_error = _error(error)
@@ -2496,9 +2561,6 @@ _NLL_SAVES = (
     "saved buffers: PyTorch's NllLossBackward0 also saves its input and the "
     "total weight, which its formula does not use; toygrad's saves the "
     "target only")
-_RPOW_SAVES = (
-    "saved buffers: PyTorch's PowBackward2 (number ** a) saves the exponent "
-    "and the result; toygrad's saves the result, all its formula uses")
 _GRAD_COMPUTES_ALL = (
     "saved buffers: under autograd.grad(..., create_graph=True), PyTorch's "
     "built-in nodes compute only the gradients the pass needs "
@@ -2512,7 +2574,6 @@ SAVED_DIFFERENCES = {  # by entry: every sample of it differs
     "autograd.grad(..., create_graph=True), then grad again":
         _GRAD_COMPUTES_ALL,
     "autograd.gradgradcheck(f, inputs, grad_outputs)": _GRADCHECK_SAVES,
-    "number ** a": _RPOW_SAVES,
     "F.nll_loss(log_probs, target)": _NLL_SAVES,
     "F.cross_entropy(logits, target)": _NLL_SAVES,
     "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss": _NLL_SAVES,

@@ -13,7 +13,7 @@ never a silently different answer.
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, WrappedNumber
+from toygrad.autograd.function import Function, WrappedNumber, ZeroTangent
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
     result_type, tensor_type, torch_name, true_divide_type)
@@ -201,13 +201,15 @@ class Add(Function):
     def forward(ctx, a, b, *alpha):
         ctx.shapes, ctx.alpha = (a.data.shape, b.data.shape), alpha
         x, y = _promote(a, b)
-        return Tensor(x + y * alpha[0] if alpha else x + y)
+        return Tensor(_add_scaled(x, y, alpha[0]) if alpha else x + y)
 
     @staticmethod
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad[:2]
-        grad_b = grad * ctx.alpha[0] if ctx.alpha and need_b else grad
+        # maybe_multiply(grad, alpha): a product by a number (MulBackward1)
+        grad_b = (MulScalar.apply(grad, ctx.alpha[0]) if ctx.alpha and need_b
+                  else grad)
         return (unbroadcast(grad, a_shape) if need_a else None,
                 unbroadcast(grad_b, b_shape) if need_b else None) + (
                     (None,) if ctx.alpha else ())
@@ -223,18 +225,58 @@ class Sub(Function):
     def forward(ctx, a, b, *alpha):
         ctx.shapes, ctx.alpha = (a.data.shape, b.data.shape), alpha
         x, y = _promote(a, b)
-        return Tensor(x - y * alpha[0] if alpha else x - y)
+        return Tensor(_add_scaled(x, y, -alpha[0]) if alpha else x - y)
 
     @staticmethod
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad[:2]
-        grad_b = -grad * ctx.alpha[0] if ctx.alpha and need_b else -grad
+        grad_b = (MulScalar.apply(-grad, ctx.alpha[0]) if ctx.alpha
+                  and need_b else -grad)
         return (unbroadcast(grad, a_shape) if need_a else None,
                 unbroadcast(grad_b, b_shape) if need_b else None) + (
                     (None,) if ctx.alpha else ())
 
     jvp = linear_in(0, 1)
+
+
+def _add_scaled(x, y, alpha):
+    """``x + alpha * y`` rounded once, as PyTorch's add kernel computes it
+    (a fused multiply-add): ``x.add_(y, alpha=2)`` can be finite where
+    ``x + 2 * y`` overflows, and differs in the last bit otherwise.
+
+    float32 goes through float64, where the product is exact; float64
+    splits the product into its rounded value and its error (Dekker).
+    """
+    if x.dtype.kind != "f":
+        return x + y * alpha
+    alpha = np.asarray(alpha, x.dtype)  # a number in the tensor's dtype
+    if x.dtype == np.float32:
+        wide = x.astype(np.float64) + y.astype(np.float64) * np.float64(alpha)
+        return wide.astype(np.float32)
+    if x.dtype != np.float64:
+        return x + y * alpha
+    with np.errstate(all="ignore"):
+        product = y * alpha
+        split = 134217729.0  # 2 ** 27 + 1
+        y_high = y * split
+        y_high = y_high - (y_high - y)
+        y_low = y - y_high
+        a_high = alpha * split
+        a_high = a_high - (a_high - alpha)
+        a_low = alpha - a_high
+        error = (((y_high * a_high - product) + y_high * a_low)
+                 + y_low * a_high) + y_low * a_low
+        total = product + x  # and what its rounding dropped (two-sum):
+        back = total - product
+        dropped = (product - (total - back)) + (x - back)
+        result = total + (dropped + error)
+    # Out of the splitting's range (huge or not finite numbers), or 0 (whose
+    # sign the plain sum has right): the plain sum, PyTorch's value there.
+    plain = ~np.isfinite(result) | ~np.isfinite(error) | (result == 0)
+    if plain.any():
+        result = np.where(plain, total, result)
+    return result
 
 
 def rsub(x, number):
@@ -282,21 +324,116 @@ class Mul(Function):
         return (None if b is None else unbroadcast(grad * b, a_shape),
                 None if a is None else unbroadcast(grad * a, b_shape))
 
-    # The product rule, forward: (ab)' = a'b + ab'.
+    # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
+    # is absent (a ZeroTangent) is dropped, as in PyTorch, not 0 * a.
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
+        if type(tb) is ZeroTangent:
+            return ta * b
+        if type(ta) is ZeroTangent:
+            return a * tb
         return ta * b + a * tb
+
+
+# PyTorch's formulas are C++, where ``grad * 2`` and ``x - 1`` take the
+# number as a Scalar (``mul.Scalar``, ``sub.Scalar``): their nodes are
+# MulBackward1 and SubBackward1, with one edge, where Python's ``x * 2``
+# records MulBackward0 with a (None, 0) edge for the number.
+
+def _scalar_dtype(a, number):
+    """The dtype of ``a op number``: ``a``'s if floating (the number is
+    rounded to it, as PyTorch's CPU kernels do), else the promoted one."""
+    return a.dtype if a.dtype.kind == "f" else result_type(a, number)
+
+
+class MulScalar(Function):
+    """``a * number`` as PyTorch's formulas write it (``mul.Scalar``)."""
+    node_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        ctx.number = number
+        dtype = _scalar_dtype(a, number)
+        return Tensor(a.data.astype(dtype, copy=False)
+                      * np.asarray(number, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MulScalar.apply(grad, ctx.number), None
+
+    jvp = linear_in(0)
+
+
+class AddScalar(Function):
+    """``a + number`` as PyTorch's formulas write it (``add.Scalar``)."""
+    node_name = "AddBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        dtype = _scalar_dtype(a, number)
+        return Tensor(a.data.astype(dtype, copy=False)
+                      + np.asarray(number, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    jvp = linear_in(0)
+
+
+class SubScalar(Function):
+    """``a - number`` as PyTorch's formulas write it (``sub.Scalar``)."""
+    node_name = "SubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        dtype = _scalar_dtype(a, number)
+        return Tensor(a.data.astype(dtype, copy=False)
+                      - np.asarray(number, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    jvp = linear_in(0)
+
+
+class ToCopy(Function):
+    """``a.to(dtype)``: the numbers in another dtype (PyTorch's
+    ``_to_copy``). The engine casts a gradient to its input's dtype with
+    it, recorded under ``create_graph`` as PyTorch's engine records it."""
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.dtype_in = a.dtype
+        return Tensor(a.data.astype(dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ToCopy.apply(grad, ctx.dtype_in), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ToCopy.apply(ta, ctx.primals[1])
+
+
+def _zeros_like(x):
+    """PyTorch's ``zeros_like`` in a formula: zeros, never a product by 0
+    (which would turn an infinite or nan gradient into nan)."""
+    return Tensor(np.zeros_like(x.data))
 
 
 class Div(Function):
     node_name = "DivBackward0"
-    saves_self = 0  # which saved tensor is the first input (see views)
+    saves_self = 1  # which saved tensor is the first input (see views)
 
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b)
+        # PyTorch's order: other, then self (only for other's gradient).
+        ctx.save_for_backward(b, a if need_b else None)
         ctx.shapes = a.data.shape, b.data.shape
         x, y = _promote(a, b, divide=True)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -304,16 +441,22 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         a_shape, b_shape = ctx.shapes
+        # div_tensor_other_backward: -grad * ((a / b) / b), grouped so, not
+        # a / (b * b), which overflows or underflows where it does not.
         return (unbroadcast(grad / b, a_shape) if need_a else None,
-                unbroadcast(-grad * a / (b * b), b_shape) if need_b else None)
+                unbroadcast(-grad * (a / b / b), b_shape) if need_b else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
         (out,) = ctx.results
+        if type(tb) is ZeroTangent:  # (see Mul.jvp)
+            return ta / b
+        if type(ta) is ZeroTangent:
+            return -(tb * out) / b
         return (ta - out * tb) / b
 
 
@@ -339,24 +482,34 @@ class PowScalar(Function):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
+        x = a.data
         with np.errstate(all="ignore"):
-            return Tensor(a.data ** np.asarray(exponent, a.dtype))
+            # PyTorch computes x ** 0.5 as sqrt(x) and x ** -0.5 as
+            # 1 / sqrt(x): so -0.0 ** -0.5 is -inf, (-inf) ** 0.5 nan.
+            if exponent == 0.5 and x.dtype.kind == "f":
+                return Tensor(np.sqrt(x))
+            if exponent == -0.5 and x.dtype.kind == "f":
+                return Tensor(1 / np.sqrt(x))
+            return Tensor(x ** np.asarray(exponent, a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        n = ctx.exponent
-        if n == 0:
-            return grad * 0.0, None
-        return grad * n * a ** (n - 1), None
+        return _pow_backward(grad, a, ctx.exponent), None
 
     @staticmethod
     def jvp(ctx, ta, _):
         (a,) = ctx.primals[:1]
-        n = ctx.exponent
-        if n == 0:
-            return ta * 0.0
-        return ta * n * a ** (n - 1)
+        return _pow_backward(ta, a, ctx.exponent)
+
+
+def _pow_backward(grad, a, n):
+    """PyTorch's pow_backward: zeros for ``x ** 0`` (not ``grad * 0``, nan
+    for an infinite gradient), else ``grad * (n * a ** (n - 1))``, the
+    number's product a MulBackward1."""
+    if n == 0:
+        return _zeros_like(a)
+    return grad * MulScalar.apply(a ** (n - 1), n)
 
 
 class Pow(Function):
@@ -368,59 +521,71 @@ class Pow(Function):
         x, y = _promote(a, b)
         with np.errstate(all="ignore"):
             out = Tensor(x ** y)
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)  # PyTorch's order
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        grad_a = grad_b = None
-        if need_a:
-            grad_a = unbroadcast(grad * b * a ** (b - 1), a.shape)
-        if need_b:
-            # d/db a**b = a**b log a; PyTorch takes it as 0 where a == 0
-            # and b >= 0, and takes the log in the result's dtype.
-            where_zero = (a.data == 0) & (b.data >= 0)
-            if a.dtype != out.dtype:  # an integer base: no gradient of its own
-                a = Tensor(a.data.astype(out.dtype))
-            # As pow_backward_exponent: where(a == 0 and b >= 0, 0,
-            # out * log(a)), so that differentiated again (chapter 12) the
-            # masked 0 * log(0) gives PyTorch's nan, not a number.
-            with np.errstate(divide="ignore", invalid="ignore"):
-                grad_b = unbroadcast(
-                    grad * ZeroWhere.apply(out * a.log(), where_zero),
-                    b.shape)
-        return grad_a, grad_b
+        return (unbroadcast(_pow_backward_self(grad, a, b), a.shape)
+                if need_a else None,
+                unbroadcast(_pow_backward_exponent(grad, a, b, out), b.shape)
+                if need_b else None)
 
+    # PyTorch's jvp: the two backward formulas applied to the tangents.
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
         (out,) = ctx.results
-        where_zero = (a.data == 0) & (b.data >= 0)  # as in backward
-        if a.dtype != out.dtype:
-            a = Tensor(a.data.astype(out.dtype))
-        safe_a = a + _constant(where_zero.astype(a.dtype))
-        return ta * b * a ** (b - 1) + tb * out * safe_a.log()
+        return (_pow_backward_self(ta, a, b)
+                + _pow_backward_exponent(tb, a, b, out))
+
+
+def _pow_backward_self(grad, a, b):
+    """pow_backward_self: where(b == 0, 0, grad * (b * a ** (b - 1))): 0
+    where b == 0, whatever the gradient (inf, nan) or a (0)."""
+    return zero_where(b.data == 0, grad * (b * a ** SubScalar.apply(b, 1)))
+
+
+def _pow_backward_exponent(grad, a, b, out):
+    """pow_backward_exponent: d/db a ** b = a ** b log a, taken as 0 where
+    a == 0 and b >= 0, the log in the result's dtype: grad * where(a == 0
+    and b >= 0, 0, out * log(a)), so that differentiated again (chapter
+    12) the masked 0 * log(0) gives PyTorch's nan, not a number."""
+    where_zero = (a.data == 0) & (b.data >= 0)
+    if a.dtype != out.dtype:
+        a = ToCopy.apply(a, out.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return grad * zero_where(where_zero, out * a.log())
+
+
+def zero_where(condition, x):
+    """``where(condition, zeros({}), x)`` as PyTorch's formulas write it:
+    its node's first edge, for the constant 0, is (None, 0)."""
+    return ZeroWhere.apply(Tensor(np.zeros((), x.dtype)), x, condition)
 
 
 class ZeroWhere(Function):
-    """``where(condition, 0, x)``, recorded as PyTorch's ``where``: its
-    gradient is ``where(condition, 0, grad)``."""
+    """``where(condition, zero, x)`` with a constant 0-dim ``zero``,
+    recorded as PyTorch's ``where``: the gradient of ``x`` is
+    ``where(condition, 0, grad)``."""
     node_name = "WhereBackward0"
 
     @staticmethod
-    def forward(ctx, x, condition):
+    def forward(ctx, zero, x, condition):
         ctx.condition = condition
-        return Tensor(np.where(condition, np.zeros((), x.dtype), x.data))
+        return Tensor(np.where(condition, zero.data, x.data))
 
     @staticmethod
     def backward(ctx, grad):
-        return ZeroWhere.apply(grad, ctx.condition), None
+        need_x = ctx.needs_input_grad[1]
+        return (None, zero_where(ctx.condition, grad) if need_x else None,
+                None)
 
     @staticmethod
-    def jvp(ctx, tx, _):
-        return ZeroWhere.apply(tx, ctx.condition)
+    def jvp(ctx, _, tx, __):
+        return zero_where(ctx.condition, tx)
 
 
 class RPow(Function):
@@ -432,18 +597,31 @@ class RPow(Function):
         with np.errstate(all="ignore"):
             out = Tensor(np.asarray(base, dtype=a.dtype) ** a.data)
             ctx.log_base = float(np.log(np.float64(base)))
-        ctx.save_for_backward(out)
+        ctx.base = base
+        # PyTorch saves the exponent too (its formula's mask at base 0).
+        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return grad * out * ctx.log_base, None
+        a, out = ctx.saved_tensors
+        return _rpow_backward(grad, a, out, ctx), None
 
     @staticmethod
     def jvp(ctx, ta, _):
         (out,) = ctx.results
-        return ta * out * ctx.log_base
+        return _rpow_backward(ta, ctx.primals[0], out, ctx)
+
+
+def _rpow_backward(grad, a, out, ctx):
+    """pow_backward_exponent for a number base: ``grad * (out * log
+    base)``, the product by the number a MulBackward1; at base 0, where
+    the exponent is >= 0, 0 (not 0 * log 0 = nan)."""
+    with np.errstate(invalid="ignore"):
+        scaled = MulScalar.apply(out, ctx.log_base)
+    if ctx.base == 0:
+        scaled = zero_where(a.data >= 0, scaled)
+    return grad * scaled
 
 
 class Reciprocal(Function):
@@ -459,7 +637,9 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return -grad * out * out
+        # -grad * (out * out), grouped so as PyTorch's formula (the
+        # product of the gradient by out can overflow where this does not)
+        return -grad * (out * out)
 
     @staticmethod
     def jvp(ctx, ta):
@@ -539,7 +719,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(grad, out)
-        return Tensor(grad.data * (1 - out.data * out.data))
+        return Tensor(grad.data * _one_minus_square(out.data))
 
     @staticmethod
     def backward(ctx, grad_grad):
@@ -548,13 +728,40 @@ class TanhBackward(Function):
         grad, out = ctx.saved_tensors
         need_grad, need_out = ctx.needs_input_grad
         return (TanhBackward.apply(grad_grad, out) if need_grad else None,
-                grad_grad * (-2 * out * grad) if need_out else None)
+                grad_grad * (MulScalar.apply(out, -2) * grad) if need_out
+                else None)
 
     # (g (1 - o^2))' = g' (1 - o^2) - 2 g o o'
     @staticmethod
     def jvp(ctx, t_grad, t_out):
         grad, out = ctx.primals
         return t_grad * (1 - out * out) - 2 * grad * out * t_out
+
+
+def _one_minus_square(o):
+    """``1 - o * o`` rounded once, as PyTorch's tanh_backward kernel
+    computes it (a fused multiply-add): float32 through float64, where
+    it is exact; float64 with the exact square, split in two (Dekker)."""
+    if o.dtype == np.float32:
+        wide = o.astype(np.float64)
+        return (1 - wide * wide).astype(np.float32)
+    if o.dtype != np.float64:
+        return 1 - o * o
+    with np.errstate(all="ignore"):
+        square = o * o
+        split = 134217729.0 * o  # 2 ** 27 + 1
+        high = split - (split - o)
+        low = o - high
+        error = ((high * high - square) + 2 * high * low) + low * low
+        rest = 1 - square  # and what rounding it dropped (two-sum):
+        dropped = (1 - (rest - (rest - 1))) + (-square - (rest - 1))
+        result = rest + (dropped - error)
+    # Where the splitting is out of range (o huge, or not finite), or the
+    # result 0, the plain formula: PyTorch's value there is the same.
+    plain = ~np.isfinite(error) | (result == 0)
+    if plain.any():
+        result = np.where(plain, 1 - square, result)
+    return result
 
 
 class Sigmoid(Function):
@@ -589,7 +796,8 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(grad, out)
-        return Tensor(grad.data * out.data * (1 - out.data))
+        # As PyTorch's kernel groups it: (grad * (1 - out)) * out.
+        return Tensor(grad.data * (1 - out.data) * out.data)
 
     @staticmethod
     def backward(ctx, grad_grad):
@@ -598,7 +806,8 @@ class SigmoidBackward(Function):
         grad, out = ctx.saved_tensors
         need_grad, need_out = ctx.needs_input_grad
         return (SigmoidBackward.apply(grad_grad, out) if need_grad else None,
-                grad_grad * grad * (-2 * out + 1) if need_out else None)
+                grad_grad * grad * AddScalar.apply(MulScalar.apply(out, -2), 1)
+                if need_out else None)
 
     # (g o (1 - o))' = g' o (1 - o) + g (1 - 2 o) o'
     @staticmethod
@@ -613,12 +822,17 @@ def relu(x):
     return Relu.apply(x)
 
 
+_ZERO = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+
+
 class Relu(Function):
     node_name = "ReluBackward0"
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor(np.maximum(a.data, 0))  # 0 takes a's dtype
+        # max(0, x) with 0 first: NumPy then keeps x where x == 0, so
+        # relu(-0.0) is -0.0 and relu(nan) nan, as in PyTorch.
+        out = Tensor(np.maximum(_ZERO.get(a.data.dtype, 0), a.data))
         ctx.save_for_backward(out)
         return out
 
@@ -671,8 +885,12 @@ class ThresholdBackward(Function):
 
     @staticmethod
     def backward(ctx, grad_grad):
+        # derivatives.yaml: threshold_backward(grad, self, threshold), and
+        # zeros_like(grad) for self (a gradient of zeros, not none).
         (out,) = ctx.saved_tensors
-        return ThresholdBackward.apply(grad_grad, out), None
+        need_out = ctx.needs_input_grad[1]
+        return (ThresholdBackward.apply(grad_grad, out),
+                _zeros_like(grad_grad) if need_out else None)
 
     jvp = linear_in(0)
 
@@ -1890,7 +2108,7 @@ class Zero(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0.0
+        return _zeros_like(grad)  # zeros_like(grad), as PyTorch's
 
     jvp = linear_in(0)
 
@@ -1906,9 +2124,13 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # CopyBackwards: zeros_like(grad) for a; for the source, grad cast
+        # to its dtype, then (as PyTorch's engine does) summed to its shape.
         shape, dtype = ctx.source_meta
         need_a, need_source = ctx.needs_input_grad
-        return (grad * 0.0 if need_a else None,
+        if need_source and grad.dtype != dtype:
+            grad = ToCopy.apply(grad, dtype)
+        return (_zeros_like(grad) if need_a else None,
                 unbroadcast(grad, shape) if need_source else None)
 
     jvp = linear_in(0, 1)

@@ -422,23 +422,31 @@ def inplace(target, function, *args):
             raise RuntimeError(
                 f"output with shape {list(target.shape)} doesn't match the "
                 f"broadcast shape {list(shape)}")
-    source = target
+    source, edge = target, None
     if function.saves_self is not None and current_saved_tensors_hooks():
         # A pack hook must be given target's numbers as they are now, not
         # target, which is about to change: a copy, as PyTorch's
-        # ``original_self``.
-        source = _snapshot(target)
+        # ``original_self``, recorded (a CloneBackward0) if it can be; the
+        # node's edge still goes to target's history.
+        if grad_mode.state.enabled and target.requires_grad:
+            edge, source = target._gradient_edge(), ops.Clone.apply(target)
+        else:
+            source = _snapshot(target)
     result = (ops.binary(function, source, *args) if args
               and function is not ops.Copy and function is not ops.Fill
               else function.apply(source, *args))
     node = result._grad_fn
+    if edge is not None and node is not None:
+        node.next_functions = (edge,) + node.next_functions[1:]
     saved = node._saved if node is not None else None
     if saved and function.saves_self is not None:
         # The node needs target's old numbers: PyTorch saves a copy of them
         # (``original_self``), since target is about to change.
         kept = saved[function.saves_self]
         if kept is not None and kept.tensor is target:
-            kept.tensor, kept.version = _snapshot(target), 0
+            # ``self.clone()``, recorded: under create_graph the gradient
+            # goes through its CloneBackward0, as in PyTorch.
+            kept.tensor, kept.version = ops.Clone.apply(target), 0
     _write(target, result.data)
     target._bump_version()
     if dual.level >= 0:  # chapter 13: the tangent changes too

@@ -172,6 +172,16 @@ class WrappedNumber(Tensor):
     __slots__ = ()
 
 
+class ZeroTangent(Tensor):
+    """Chapter 13: the tangent of a tensor input that has none, zeros.
+
+    As PyTorch's "efficient zero tensor": a jvp drops the terms it would
+    multiply (``inf * 0`` is nan; PyTorch's term is simply absent).
+    """
+
+    __slots__ = ()
+
+
 def _refuse_inference(tensor):
     """Outside inference mode, an inference tensor cannot be saved."""
     if grad_mode.state.inference:
@@ -308,6 +318,11 @@ def _conform(node, index, grad, meta):
                 f"compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
     if grad.dtype != dtype:
+        if grad_mode.state.enabled and grad.requires_grad:
+            # Under create_graph, recorded as PyTorch's engine records its
+            # cast: a ToCopyBackward0 node.
+            from toygrad.ops import ToCopy
+            return ToCopy.apply(grad, dtype)
         grad = Tensor(grad.data.astype(dtype))
     return grad
 

@@ -8,13 +8,6 @@ CLASSES = ("special values", "graphs of gradients", "saved tensors",
            "unsupported")
 
 
-_SCATTER_SIGN = (
-    "special values: a -0.0 gradient comes back +0.0 through a view's "
-    'AsStridedBackward0 (views.Scatter sums into zeros with '
-    "np.bincount; PyTorch's as_strided_backward copies where the view "
-    'does not overlap)')
-
-
 SPECIAL_UPSTREAM = {
     'F.linear(x, weight): x 3, weight 2x3':
         'special values: run 0: leaf 1 .grad: toygrad [[0., 0., 0.], [0., '
@@ -32,32 +25,6 @@ SPECIAL_UPSTREAM = {
         'special values: run 1: leaf 0 .grad: toygrad -0., torch 0.',
     'F.log_softmax(x, dim): f64 0-dim, dim=0':
         'special values: run 1: leaf 0 .grad: toygrad -0., torch 0.',
-    'Tensor.add_(other): on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.add_(other): on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.add_(other): on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.add_(other): on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.add_(other, alpha=2): on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.add_(other, alpha=2): on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.add_(other, alpha=2): on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.add_(other, alpha=2): on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.copy_(src): on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.div_(other): on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.div_(other): on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.div_(other): on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.div_(other): on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
     'Tensor.max() with ties: f64 [1, 3, 3]':
         'special values: run 1: leaf 0 .grad: toygrad [-0., -0., -0.], '
         'torch [ 0., -0., -0.]',
@@ -76,54 +43,6 @@ SPECIAL_UPSTREAM = {
     'Tensor.max(): f64 3x2, of x.t()':
         'special values: run 1: leaf 0 .grad: toygrad [[-0., -0.], [-0., '
         '-0.], [-0., -0.]], torch [[-0., 0.], [ 0., 0.], [ 0., 0.]]',
-    'Tensor.mul_(other): on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.mul_(other): on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.mul_(other): on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.mul_(other): on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.sub_(other): on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.sub_(other): on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'Tensor.sub_(other): on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'Tensor.sub_(other): on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a *= b: on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a *= b: on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a *= b: on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a *= b: on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a += b: on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a += b: on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a += b: on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a += b: on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a -= b: on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a -= b: on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a -= b: on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a -= b: on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a /= b: on a view of a non-leaf, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a /= b: on a view of a non-leaf, f64 2x3, f64 3':
-        _SCATTER_SIGN,
-    'a /= b: on the base of a view, f64 2x3, 2.5':
-        _SCATTER_SIGN,
-    'a /= b: on the base of a view, f64 2x3, f64 3':
-        _SCATTER_SIGN,
     'a @ b: f64 3, f64 3x2':
         'special values: run 0: leaf 1 .grad: toygrad [[0., 0.], [0., 0.], '
         '[0., 0.]], torch [[-0., 0.], [-0., 0.], [-0., 0.]]',
@@ -141,8 +60,6 @@ SPECIAL_UPSTREAM = {
         'special values: run 0: leaf 0 .grad: toygrad [[[[ 0.00000000e+000,'
         ' 0.00000000e+000, 0.00000000e+000, ...,   0.00000000e+000,       '
         'inf, 0...',
-    'x[index] = value: on the base of a view, f64 2x3, [0] = f64 3':
-        _SCATTER_SIGN,
 }
 
 

@@ -192,8 +192,14 @@ class Scatter(Function):
     def forward(ctx, grad, positions, base_shape):
         ctx.positions = positions
         size = int(np.prod(base_shape))
-        total = np.bincount(positions.reshape(-1), grad.data.reshape(-1),
-                            minlength=size)
+        flat = positions.reshape(-1)
+        if np.bincount(flat, minlength=size).max(initial=0) <= 1:
+            # No position taken twice: the numbers are copied into zeros,
+            # as PyTorch's as_strided_backward copies (a -0.0 stays -0.0).
+            total = np.zeros(size, grad.dtype)
+            total[flat] = grad.data.reshape(-1)
+            return Tensor(total.reshape(base_shape))
+        total = np.bincount(flat, grad.data.reshape(-1), minlength=size)
         return Tensor(total.astype(grad.dtype).reshape(base_shape))
 
     @staticmethod

@@ -434,12 +434,14 @@ class Tensor:
         if retain_graph is None:
             retain_graph = create_graph
         # The backward pass is recorded only with create_graph.
-        state, enabled = grad_mode.state, grad_mode.state.enabled
-        state.enabled = create_graph
+        state = grad_mode.state
+        enabled, grad = state.enabled, state.grad
+        state.grad = create_graph  # never recorded in inference mode
+        state.enabled = create_graph and not state.inference
         try:
             run_backward(node, gradient, retain_graph, input_nr)
         finally:
-            state.enabled = enabled
+            state.enabled, state.grad = enabled, grad
 
     @staticmethod
     def _zeros(shape, dtype):

@@ -97,12 +97,14 @@ def _run(outputs, grads, retain_graph, create_graph, needed=None,
     root, grad, input_nr = _root(outputs, grads)
     if needed is not None:
         needed = nodes_to_run((root,), needed) | (needed - set(captures))
-    state, enabled = grad_mode.state, grad_mode.state.enabled
-    state.enabled = create_graph  # the pass is recorded only if asked
+    state = grad_mode.state
+    enabled, grad_on = state.enabled, state.grad
+    state.grad = create_graph  # the pass is recorded only if asked,
+    state.enabled = create_graph and not state.inference  # and not here
     try:
         run_backward(root, grad, retain_graph, input_nr, needed, captures)
     finally:
-        state.enabled = enabled
+        state.enabled, state.grad = enabled, grad_on
 
 
 def _input_edges(inputs, retain):

@@ -188,6 +188,18 @@ def _refuse_inference(tensor):
         "`torch.inference_mode()`.")
 
 
+def _refuse_custom_in_inference(cls):
+    """PyTorch records a custom Function (not its built-in operations) in
+    inference mode when grad mode is on again (``enable_grad`` inside
+    ``inference_mode``); toygrad cannot tell its own operations apart from
+    a user's reliably enough to copy that, so it refuses a user's."""
+    if not cls.__module__.startswith("toygrad."):
+        raise NotImplementedError(
+            "toygrad does not support applying a custom Function to a tensor "
+            "that requires grad inside inference_mode with grad mode enabled "
+            "(PyTorch records it there)")
+
+
 def _mark_inference(outputs, inputs):
     """Outputs made in inference mode are inference tensors (an input
     returned as it is stays what it was)."""
@@ -380,13 +392,13 @@ class Function(metaclass=FunctionMeta):
                 or x._base is not None and x._base.requires_grad)
             for x in inputs])
         state = grad_mode.state
-        enabled = state.enabled
+        enabled, grad = state.enabled, state.grad
         recording = enabled and True in needs_input_grad
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs_input_grad
         if recording:
             _connect(ctx, inputs)
-        state.enabled = False
+        state.enabled = state.grad = False
         try:  # forward's own operations are not recorded
             if cls._setup_context_defined:
                 inputs = _bind_defaults(cls.forward, inputs)
@@ -395,9 +407,12 @@ class Function(metaclass=FunctionMeta):
             else:
                 outputs = cls.forward(ctx, *inputs)
         finally:
-            state.enabled = enabled
-        if state.inference and not cls.is_view:  # chapter 10
-            _mark_inference(outputs, inputs)
+            state.enabled, state.grad = enabled, grad
+        if state.inference:  # chapter 10
+            if grad and True in needs_input_grad:
+                _refuse_custom_in_inference(cls)
+            if not cls.is_view:
+                _mark_inference(outputs, inputs)
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:

@@ -78,8 +78,8 @@ def _cast_gradient(gradient, dtype, create_graph):
         raise RuntimeError(
             "For complex Tensors, both grad_output and output are required "
             "to have the same dtype. Mismatch in dtype: grad_output[0] has "
-            f"a dtype of {dtypes.torch_name(gradient.data.dtype)} and output[0] "
-            f"has a dtype of {dtypes.torch_name(dtype)}.")
+            f"a dtype of {dtypes.torch_name(gradient.data.dtype)} and "
+            f"output[0] has a dtype of {dtypes.torch_name(dtype)}.")
     if gradient.requires_grad and create_graph:
         # PyTorch records the cast (ToCopyBackward0): toygrad has no such
         # operation.

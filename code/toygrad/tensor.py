@@ -303,7 +303,8 @@ class Tensor:
             extras.append(f"dtype={self.dtype}")
         grad_fn = self.grad_fn
         if grad_fn is not None:
-            extras.append(f"grad_fn=<{grad_fn.name()}>")
+            # The class name, as PyTorch's: <CopySlices>, no namespace
+            extras.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return f"tensor({', '.join([numbers] + extras)})"

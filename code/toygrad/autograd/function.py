@@ -17,6 +17,7 @@ from importlib.util import find_spec
 from toygrad.autograd import grad_mode
 from toygrad.dtypes import tensor_type
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
+from toygrad.autograd.graph import CPP_NAMESPACE, node_name
 from toygrad.autograd.graph import (
     current_saved_tensors_hooks, grad_accumulator,
     saved_tensors_hooks_state as _hooks)
@@ -43,14 +44,12 @@ def _type_and_shape(tensor):
 
 def _short_name(node):
     """How PyTorch's messages name a node: ``Exp`` for ``ExpBackward0``, and
-    the full C++ name for nodes written in C++ (``CopySlices``)."""
+    the full C++ name for nodes written in C++
+    (``torch::autograd::CopySlices``)."""
     name = node.name()
-    if name in _CPP_NODES:
-        return "torch::autograd::" + name
+    if name.startswith(CPP_NAMESPACE):
+        return name
     return name.rsplit("Backward", 1)[0]
-
-
-_CPP_NODES = {"CopySlices", "CopyBackwards", "AccumulateGrad", "Error"}
 
 
 class SavedTensor:
@@ -216,6 +215,7 @@ class BackwardFunction(Node):
     """
 
     _forward_cls = None
+    _node_name = "BackwardFunction"
     next_functions = ()
     needs_input_grad = ()
     materialize_grads = True
@@ -232,7 +232,7 @@ class BackwardFunction(Node):
     __init__ = object.__init__
 
     def name(self):
-        return type(self).__name__
+        return self._node_name
 
     # What forward can do with ctx.
 
@@ -337,9 +337,9 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, namespace):
         super().__init__(name, bases, namespace)
-        node_name = namespace.get("node_name", f"{name}Backward")
-        cls._backward_cls = type(node_name, (BackwardFunction,),
-                                 {"_forward_cls": cls})
+        node_class = namespace.get("node_name", f"{name}Backward")
+        cls._backward_cls = type(node_class, (BackwardFunction,), {
+            "_forward_cls": cls, "_node_name": node_name(node_class)})
         # Whether forward and setup_context are split (not for Function).
         cls._setup_context_defined = bases != () and (
             "setup_context" in namespace
@@ -540,7 +540,7 @@ class DelayedError(Node):
         self.num_outputs = len(edges)
 
     def name(self):
-        return "Error"
+        return CPP_NAMESPACE + "Error"  # PyTorch's class is called Error
 
     def apply(self, *grads):
         raise RuntimeError(self.message)

@@ -175,3 +175,23 @@ def test_a_custom_function_under_enable_grad_in_inference_is_refused():
         assert not Double.apply(x.detach()).requires_grad  # nothing to record
     with toygrad.inference_mode():  # grad mode off: nothing to refuse
         assert not Double.apply(x).requires_grad
+
+
+def test_leaving_no_grad_out_of_order_keeps_inference_mode_on():
+    # __exit__ restores grad mode only (torch's no_grad sets the mode it
+    # found), so inference mode, entered later and still on, records
+    # nothing.
+    seen = {}
+    for lib in LIBS:
+        x = lib.ones(2, requires_grad=True)
+        outer, inner = lib.no_grad(), lib.inference_mode()
+        outer.__enter__()
+        inner.__enter__()
+        outer.__exit__(None, None, None)
+        y = x * 2
+        state = (lib.is_grad_enabled(), lib.is_inference_mode_enabled(),
+                 y.requires_grad, y.is_inference())
+        inner.__exit__(None, None, None)
+        seen[lib] = state, lib.is_grad_enabled(), \
+            lib.is_inference_mode_enabled()
+    assert seen[toygrad] == seen[torch]

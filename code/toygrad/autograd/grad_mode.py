@@ -116,11 +116,12 @@ class _SwitchGradMode(_DecoratorContextManager):
         return cls()(function)
 
     def __enter__(self):
-        self.previous = state.grad, state.enabled
+        self.previous = state.grad
         _set_grad(self.mode)
 
     def __exit__(self, *exc_info):
-        state.grad, state.enabled = self.previous
+        # Grad mode only, as PyTorch's: inference mode stays as it is now.
+        _set_grad(self.previous)
 
 
 class no_grad(_SwitchGradMode):
@@ -147,19 +148,19 @@ class set_grad_enabled(_DecoratorContextManager):
             raise TypeError(
                 "set_grad_enabled(): argument 'enabled' (position 1) must "
                 f"be bool, not {type_name(mode)}")
-        self.previous, self.mode = (state.grad, state.enabled), mode
+        self.previous, self.mode = state.grad, mode
         _set_grad(mode)
 
     def __call__(self, function):
         # PyTorch's order: creating the decorator set the mode; undo that.
-        state.grad, state.enabled = self.previous
+        _set_grad(self.previous)
         return super().__call__(function)
 
     def __enter__(self):
         _set_grad(self.mode)
 
     def __exit__(self, *exc_info):
-        state.grad, state.enabled = self.previous
+        _set_grad(self.previous)
 
     def __repr__(self):
         return f"{__name__}.set_grad_enabled(mode={self.mode})"
@@ -187,14 +188,16 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self):
-        self.previous = state.grad, state.enabled, state.inference
+        self.previous = state.grad, state.inference
         # As PyTorch's c10::InferenceMode: inference mode on means grad
         # mode off, and off means on.
         state.inference = self.mode
         _set_grad(not self.mode)
 
     def __exit__(self, *exc_info):
-        state.grad, state.enabled, state.inference = self.previous
+        # Both switches back, as c10::InferenceMode's destructor does.
+        grad, state.inference = self.previous
+        _set_grad(grad)
 
     def clone(self):
         return type(self)(self.mode)

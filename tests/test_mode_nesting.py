@@ -17,7 +17,7 @@ import torch
 
 import toygrad
 
-pytestmark = pytest.mark.ch10
+pytestmark = pytest.mark.ch12  # two tests take autograd.grad (chapter 12)
 
 LIBS = (torch, toygrad)
 

@@ -3,12 +3,16 @@
 ``jacfwd(f)(x)`` pushes one tangent per input element forward (n JVPs);
 ``jacrev(f)(x)`` pulls one gradient per output element back (m VJPs). Both
 give the Jacobian of shape ``f(x).shape + x.shape``. Minimal versions: for a
-function of one tensor that returns one tensor.
+function of one tensor that returns one tensor (anything else is refused
+by name). An output that does not depend on the input has a Jacobian of
+zeros, and an empty input or output an empty Jacobian, as in torch.func.
 """
 
 import numpy as np
 
-from toygrad.autograd import forward_ad
+from toygrad.autograd import forward_ad, grad_mode
+from toygrad.autograd.differentiate import grad
+from toygrad.autograd.graph import AccumulateGrad
 from toygrad.tensor import Tensor
 
 
@@ -18,32 +22,133 @@ def _basis(shape, dtype):
     return np.eye(size, dtype=dtype).reshape((size,) + tuple(shape))
 
 
+def _refuse(name, args, kwargs):
+    """toygrad's Jacobians take one tensor, and no options."""
+    if len(args) != 1 or kwargs:
+        raise NotImplementedError(
+            f"toygrad's {name} supports a function of one tensor, called "
+            "with that tensor alone")
+
+
+def _refuse_options(name, options):
+    if options:
+        raise NotImplementedError(
+            f"toygrad's {name} does not support {', '.join(options)}")
+
+
+def _grads_on():
+    """Grad mode on and inference mode off while the Jacobian is taken:
+    torch.func computes it inside no_grad or inference_mode too."""
+    if grad_mode.state.inference:
+        return grad_mode.inference_mode(False)
+    return grad_mode.enable_grad()
+
+
+def _refuse_several(out):
+    if isinstance(out, (tuple, list, dict)):  # torch.func: one Jacobian each
+        raise NotImplementedError(
+            "toygrad's Jacobians support a function that returns one "
+            f"tensor, not a {type(out).__name__}")
+
+
+def _check_output(out, transform):
+    _refuse_several(out)
+    if not isinstance(out, Tensor):
+        raise RuntimeError(
+            f"{transform}: expected f(*primals) to return only tensors, got "
+            f"unsupported type {type(out)}")
+    if out.requires_grad:  # torch.func's result would be differentiable
+        raise NotImplementedError(
+            "toygrad's Jacobians do not support a function whose output "
+            "depends on other tensors that require grad")
+
+
 # Task 13.2: the Jacobian by forward mode
-def jacfwd(f):
+def jacfwd(f, **options):
     """``f``'s Jacobian by forward mode: one JVP per element of the input."""
-    def jacobian(x):
+    _refuse_options("jacfwd", options)
+
+    def jacobian(*args, **kwargs):
+        _refuse("jacfwd", args, kwargs)
+        x = args[0]
+        if not isinstance(x, Tensor):  # torch.func's first use of it
+            raise AttributeError(
+                f"'{type(x).__name__}' object has no attribute 'numel'")
         primal = Tensor(x.data)
-        columns = []
-        for tangent in _basis(x.shape, x.dtype):
-            with forward_ad.dual_level():
-                out = f(forward_ad.make_dual(primal, Tensor(tangent)))
-                columns.append(forward_ad.unpack_dual(out).tangent.data)
-        out_shape = columns[0].shape if columns else f(primal).shape
+        columns, out = [], None
+        with _grads_on():
+            for tangent in _basis(x.shape, x.dtype):
+                with forward_ad.dual_level():
+                    out = f(forward_ad.make_dual(primal, Tensor(tangent)))
+                    _check_output(out, "jvp(f, primals, tangents)")
+                    column = forward_ad.unpack_dual(out).tangent
+                    # No tangent: the output does not depend on the input.
+                    columns.append(np.zeros(out.shape, out.dtype)
+                                   if column is None else column.data)
+            if out is None:  # an empty input: no JVP at all
+                out = f(primal)
+                _check_output(out, "jvp(f, primals, tangents)")
         stacked = np.stack(columns, axis=-1) if columns else np.zeros(
-            out_shape + (0,), x.dtype)
-        return Tensor(stacked.reshape(out_shape + x.shape))
+            out.shape + (0,), out.dtype)
+        return Tensor(stacked.reshape(out.shape + x.shape))
     return jacobian
 
 
-def jacrev(f):
-    """``f``'s Jacobian by reverse mode: one VJP per element of the output."""
-    def jacobian(x):
+def jacrev(f, **options):
+    """``f``'s Jacobian by reverse mode: one VJP per element of the output.
+
+    Each VJP is an ``autograd.grad`` call, so no tensor's ``.grad``
+    changes."""
+    _refuse_options("jacrev", options)
+
+    def jacobian(*args, **kwargs):
+        _refuse("jacrev", args, kwargs)
+        x = args[0]
+        if not isinstance(x, Tensor):
+            raise ValueError(
+                f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if x.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can "
+                               "require gradients")
         leaf = Tensor(x.data, requires_grad=True)
-        out = f(leaf)
+        with _grads_on():
+            out = f(leaf)
+        _refuse_several(out)
+        if not isinstance(out, Tensor):
+            raise RuntimeError(
+                "vjp(f, *primals): expected f(*primals) to return only "
+                f"tensors, got unsupported type {type(out)}")
+        if out.dtype.kind not in "fc":
+            raise RuntimeError(
+                "vjp(f, ...): All outputs of f must be floating-point or "
+                "complex Tensors, got Tensor with dtype "
+                f"torch.{out.dtype}")
+        _refuse_other_leaves(out, leaf)
         rows = []
-        for grad_output in _basis(out.shape, out.dtype):
-            leaf.grad = None
-            out.backward(Tensor(grad_output), retain_graph=True)
-            rows.append(leaf.grad.data)
-        return Tensor(np.stack(rows).reshape(out.shape + x.shape))
+        if out.requires_grad:  # else it does not depend on the input
+            for grad_output in _basis(out.shape, out.dtype):
+                row, = grad(out, leaf, Tensor(grad_output), retain_graph=True,
+                            allow_unused=True)
+                rows.append(np.zeros(x.shape, x.dtype) if row is None
+                            else row.data)
+        stacked = np.stack(rows) if rows else np.zeros(
+            out.shape + x.shape, x.dtype)
+        return Tensor(stacked.reshape(out.shape + x.shape))
     return jacobian
+
+
+def _refuse_other_leaves(out, leaf):
+    """torch.func's result is differentiable with respect to the other
+    tensors that require grad which ``f`` used; toygrad's would not be."""
+    stack = [out.grad_fn]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if type(node) is AccumulateGrad and node.variable is not leaf:
+            raise NotImplementedError(
+                "toygrad's Jacobians do not support a function whose output "
+                "depends on other tensors that require grad")
+        stack.extend(next_node for next_node, _ in node.next_functions)

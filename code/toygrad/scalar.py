@@ -443,7 +443,8 @@ class Value:
 
     def __repr__(self):
         if self.grad_fn is not None:
-            return f"Value({self.data!r}, grad_fn=<{self.grad_fn.name()}>)"
+            return (f"Value({self.data!r}, "
+                    f"grad_fn=<{self.grad_fn.name().rsplit('::', 1)[-1]}>)")
         if self.requires_grad:
             return f"Value({self.data!r}, requires_grad=True)"
         return f"Value({self.data!r})"

@@ -56,6 +56,39 @@ def _size(shape):
     return f"torch.Size({list(shape)})"
 
 
+def _first_gradient(gradients):
+    """``backward``'s ``gradient`` when it is not a tensor: as PyTorch, a
+    sequence of gradients, of which the first is the output's (a number is
+    not iterable, and further ones are ignored, as ``zip`` ignores them in
+    torch's ``_make_grads``)."""
+    gradients = tuple(gradients)  # TypeError for a number, as in PyTorch
+    if not gradients:
+        raise RuntimeError("got 1 tensors and 0 gradients")
+    gradient = gradients[0]
+    if gradient is not None and not isinstance(gradient, Tensor):
+        raise TypeError("gradients can be either Tensors or None, but got "
+                        f"{type(gradient).__name__}")
+    return gradient
+
+
+def _cast_gradient(gradient, dtype, create_graph):
+    """The starting gradient in its output's dtype, as PyTorch's engine
+    casts it (``validate_outputs``) before any hook sees it."""
+    if np.dtype(dtype).kind == "c" or gradient.data.dtype.kind == "c":
+        raise RuntimeError(
+            "For complex Tensors, both grad_output and output are required "
+            "to have the same dtype. Mismatch in dtype: grad_output[0] has "
+            f"a dtype of {dtypes.torch_name(gradient.data.dtype)} and "
+            f"output[0] has a dtype of {dtypes.torch_name(dtype)}.")
+    if gradient.requires_grad and create_graph:
+        # PyTorch records the cast (ToCopyBackward0): toygrad has no such
+        # operation.
+        raise NotImplementedError(
+            "toygrad does not support a grad_output of another dtype than "
+            "its output that requires grad")
+    return Tensor(gradient.data.astype(dtype))
+
+
 class Tensor:
     """An n-dimensional array of numbers that remembers how it was computed.
 
@@ -275,7 +308,8 @@ class Tensor:
         except RuntimeError:  # a view that may not be renewed: as PyTorch
             grad_fn, name = True, "Invalid"
         if grad_fn is not None:
-            extras.append(f"grad_fn=<{name}>")
+            # The class name, as PyTorch's: <CopySlices>, no namespace
+            extras.append(f"grad_fn=<{name.rsplit('::', 1)[-1]}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return f"tensor({', '.join([numbers] + extras)})"
@@ -413,12 +447,7 @@ class Tensor:
             return backward(self, gradient, retain_graph, create_graph,
                             inputs=inputs)
         if gradient is not None and not isinstance(gradient, Tensor):
-            if isinstance(gradient, (bool, int, float)):
-                raise TypeError(f"'{type(gradient).__name__}' object is not "
-                                "iterable")
-            raise NotImplementedError(
-                "toygrad's backward takes the gradient as a tensor, not a "
-                f"{type(gradient).__name__}")
+            gradient = _first_gradient(gradient)
         node, input_nr = self._gradient_edge()
         if node is None:
             raise RuntimeError("element 0 of tensors does not require grad "
@@ -436,15 +465,20 @@ class Tensor:
                 f"Mismatch in shape: grad_output[0] has a shape of "
                 f"{_size(gradient.shape)} and output[0] has a shape of "
                 f"{_size(self.shape)}.")
+        if gradient.data.dtype != self.data.dtype:
+            gradient = _cast_gradient(gradient, self.data.dtype,
+                                      create_graph)
         if retain_graph is None:
             retain_graph = create_graph
         # The backward pass is recorded only with create_graph.
-        state, enabled = grad_mode.state, grad_mode.state.enabled
-        state.enabled = create_graph
+        state = grad_mode.state
+        enabled, grad = state.enabled, state.grad
+        state.grad = create_graph  # never recorded in inference mode
+        state.enabled = create_graph and not state.inference
         try:
             run_backward(node, gradient, retain_graph, input_nr)
         finally:
-            state.enabled = enabled
+            state.enabled, state.grad = enabled, grad
 
     @staticmethod
     def _zeros(shape, dtype):

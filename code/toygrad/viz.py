@@ -27,7 +27,8 @@ _stepper_ids = itertools.count()
 
 
 def short_name(node):
-    """A node's name, without the ``torch::autograd::`` of AccumulateGrad."""
+    """A node's name, without the ``torch::autograd::`` of AccumulateGrad
+    (torchviz shows the class name, which has none)."""
     return node.name().rsplit("::", 1)[-1]
 
 
@@ -136,7 +137,7 @@ def make_dot(output, params=None, show_saved=False, highlight=(),
             attrs.update(color="red", penwidth="3", fillcolor="lightgrey")
         if fn is running:
             attrs.update(fillcolor="gold")
-        dot.node(str(id(fn)), labels.get(fn, fn.name()), **attrs)
+        dot.node(str(id(fn)), labels.get(fn, short_name(fn)), **attrs)
         variable = getattr(fn, "variable", None)
         if variable is not None:
             dot.node(str(id(variable)), label(variable), fillcolor="lightblue")

@@ -97,9 +97,7 @@ def store_stack(node):
 def _name(node):
     """A node's name as PyTorch's ``name()`` gives it: with its C++
     namespace for the nodes PyTorch writes in C++ (``CopySlices``)."""
-    from toygrad.autograd.function import _CPP_NODES  # imports this module
-    name = node.name()
-    return "torch::autograd::" + name if name in _CPP_NODES else name
+    return node.name()  # with the namespace, as PyTorch's
 
 
 def _format_one(metadata, name, is_parent):

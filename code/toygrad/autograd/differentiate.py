@@ -15,7 +15,8 @@ import numpy as np
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import nodes_to_run, run_backward
 from toygrad.autograd.graph import Node
-from toygrad.tensor import _CREATE_GRAPH_CYCLE, Tensor, _size
+from toygrad.tensor import (
+    _CREATE_GRAPH_CYCLE, Tensor, _cast_gradient, _size)
 
 
 class GraphRoot(Node):
@@ -41,16 +42,18 @@ def _as_tuple(tensors):
     return (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
 
 
-def _make_grads(outputs, grad_outputs):
+def _make_grads(outputs, grad_outputs, create_graph):
     """Each output's starting gradient: the one given, or ones for a
     one-element output (``_make_grads`` in torch/autograd/__init__.py)."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
-    if len(grad_outputs) != len(outputs):
+    if len(grad_outputs) < len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and "
                            f"{len(grad_outputs)} gradients")
+    # More gradients than outputs: PyTorch's _make_grads zips them with the
+    # outputs, so the extra ones are ignored.
     grads = []
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
         if isinstance(grad, Tensor):
@@ -60,11 +63,7 @@ def _make_grads(outputs, grad_outputs):
                     f"{_size(grad.shape)} and output[{i}] has a shape of "
                     f"{_size(out.shape)}.")
             if grad.dtype != out.dtype:  # the engine casts it, as PyTorch's
-                if grad.requires_grad:
-                    raise NotImplementedError(
-                        "toygrad does not support a grad_output of another "
-                        "dtype than its output that requires grad")
-                grad = Tensor(grad.data.astype(out.dtype))
+                grad = _cast_gradient(grad, out.data.dtype, create_graph)
         elif grad is None:
             if out.requires_grad:
                 if out.data.size != 1:
@@ -97,12 +96,14 @@ def _run(outputs, grads, retain_graph, create_graph, needed=None,
     root, grad, input_nr = _root(outputs, grads)
     if needed is not None:
         needed = nodes_to_run((root,), needed) | (needed - set(captures))
-    state, enabled = grad_mode.state, grad_mode.state.enabled
-    state.enabled = create_graph  # the pass is recorded only if asked
+    state = grad_mode.state
+    enabled, grad_on = state.enabled, state.grad
+    state.grad = create_graph  # the pass is recorded only if asked,
+    state.enabled = create_graph and not state.inference  # and not here
     try:
         run_backward(root, grad, retain_graph, input_nr, needed, captures)
     finally:
-        state.enabled = enabled
+        state.enabled, state.grad = enabled, grad_on
 
 
 def _input_edges(inputs, retain):
@@ -153,7 +154,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
             "to True). To accumulate gradient for other parts of the graph, "
             "please use torch.autograd.backward.", FutureWarning,
             stacklevel=2)
-    grads = _make_grads(outputs, grad_outputs)
+    grads = _make_grads(outputs, grad_outputs, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
     results = [None] * len(inputs)
@@ -186,7 +187,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None,
             raise RuntimeError(
                 "`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
-    grads = _make_grads(tensors, grad_tensors)
+    grads = _make_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
     needed = None

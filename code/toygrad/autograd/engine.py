@@ -24,11 +24,19 @@ import heapq
 import types
 from importlib.util import find_spec
 
+from toygrad.autograd.graph import AccumulateGrad
+
 if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
     from toygrad.autograd import anomaly_mode
     anomaly = anomaly_mode.state
 else:
     anomaly = types.SimpleNamespace(enabled=False)
+
+
+# Chapter 10: set once a hook is registered (toygrad.autograd.hooks). Only
+# hooks (and anomaly mode's checks) can see in which order the nodes run, and
+# then the engine follows PyTorch's exactly (execute_in_pytorch_order).
+ordered = types.SimpleNamespace(hooks=False)
 
 
 def _call_function(node, grads_in):
@@ -55,6 +63,10 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
     ``captures`` maps nodes to the ``(slot, where)`` pairs of the gradients
     to take from them, as ``autograd.grad`` asks (see ``capture``).
     """
+    if ordered.hooks or anomaly.enabled:  # chapter 10: PyTorch's order
+        yield from execute_in_pytorch_order(
+            root, grad, retain_graph, input_nr, needed, captures)
+        return
     # Gradients received so far by each node that is waiting to run: their
     # sum, or for a node whose operation had several outputs, a list with one
     # sum per output.
@@ -109,6 +121,120 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
         # Hold no gradient past this point: one that only ``received`` holds
         # can become a leaf's .grad without a copy (see Tensor._new_grad).
         g = grads_out = None
+
+
+# Chapter 10: PyTorch's order, which hooks can see.
+
+class _Task:
+    """An entry of the ready queue, ordered as PyTorch's
+    ``CompareNodeTaskTime``: by ``sequence_nr``, largest first, where an
+    AccumulateGrad node counts as ``UINT64_MAX``, so it runs as soon as it is
+    ready. Two AccumulateGrad nodes tie; ``heapq`` then breaks the tie as
+    libstdc++'s ``std::priority_queue`` does (the same sift-down and sift-up
+    steps), so ties are broken as in PyTorch too."""
+
+    __slots__ = ("key", "node")
+
+    def __init__(self, node):
+        self.node = node
+        self.key = (float("-inf") if type(node) is AccumulateGrad
+                    else -node.sequence_nr)
+
+    def __lt__(self, other):
+        return self.key < other.key
+
+
+def dependencies(root):
+    """How many edges lead to each node reachable from ``root``, as
+    ``compute_dependencies`` in PyTorch's engine.cpp counts them."""
+    counts = {root: 0}
+    stack = [root]
+    while stack:
+        for next_node, _ in stack.pop().next_functions:
+            if next_node is None:
+                continue
+            if next_node in counts:
+                counts[next_node] += 1
+            else:
+                counts[next_node] = 1
+                stack.append(next_node)
+    return counts
+
+
+def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
+                             needed=None, captures=None):
+    """``execute``, with PyTorch's engine's order of the nodes.
+
+    ``execute`` already runs every other node in PyTorch's order (the newest
+    ready node first), but an AccumulateGrad node has a number of its own
+    there, so it waits for the newer nodes. PyTorch runs it as soon as its
+    last gradient has arrived. Knowing when that is needs each node's count
+    of incoming edges, counted beforehand, as PyTorch does: a node enters the
+    ready queue when its count falls to zero.
+    """
+    counts = dependencies(root)
+    if root.num_outputs == 1:
+        received = {root: grad}
+    else:
+        received = {root: [None] * root.num_outputs}
+        received[root][input_nr] = grad
+    ready = [_Task(root)]
+    pop, push = heapq.heappop, heapq.heappush
+    while ready:
+        node = pop(ready).node
+        grads_in = received.pop(node)
+        if node.num_outputs == 1:
+            grads_in = (grads_in,)
+        if needed is not None:
+            if node in captures:
+                grads_in = capture(node, grads_in, captures[node],
+                                   node in needed)
+            if node not in needed:
+                continue
+        if node._hooks is None and not anomaly.enabled:
+            grads_out = node.apply(*grads_in)
+        else:
+            grads_in, grads_out = _call_function(node, grads_in)
+        if not retain_graph:
+            node.release_variables()
+        yield node, grads_in, grads_out
+        _send(node, grads_out, counts, received, ready, push, needed,
+              captures)
+        grads_out = None
+
+
+def _send(node, grads_out, counts, received, ready, push, needed, captures):
+    """Pass what ``node`` sent to its next nodes; queue those now ready."""
+    pending = [(node, tuple(grads_out))]
+    while pending:
+        node, grads_out = pending.pop()
+        for index, (next_node, input_nr) in enumerate(node.next_functions):
+            if next_node is None:
+                continue
+            g = grads_out[index] if index < len(grads_out) else None
+            counts[next_node] -= 1
+            if needed is not None and next_node not in needed and (
+                    next_node not in captures):
+                continue
+            if g is not None:
+                if next_node.num_outputs == 1:
+                    before = received.get(next_node)
+                    received[next_node] = g if before is None else before + g
+                else:
+                    slots = received.get(next_node)
+                    if slots is None:
+                        slots = received[next_node] = (
+                            [None] * next_node.num_outputs)
+                    slots[input_nr] = (g if slots[input_nr] is None
+                                       else slots[input_nr] + g)
+            if counts[next_node] == 0:
+                if next_node in received:
+                    push(ready, _Task(next_node))
+                else:
+                    # No gradient came at all: the node does not run (as
+                    # in ``execute``), but the nodes after it must not wait
+                    # for it.
+                    pending.append((next_node, ()))
 
 
 def run_backward(root, grad, retain_graph=False, input_nr=0, needed=None,

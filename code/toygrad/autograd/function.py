@@ -17,6 +17,7 @@ from importlib.util import find_spec
 from toygrad.autograd import grad_mode
 from toygrad.dtypes import tensor_type
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
+from toygrad.autograd.graph import CPP_NAMESPACE, node_name
 from toygrad.autograd.graph import (
     current_saved_tensors_hooks, grad_accumulator,
     saved_tensors_hooks_state as _hooks)
@@ -43,14 +44,12 @@ def _type_and_shape(tensor):
 
 def _short_name(node):
     """How PyTorch's messages name a node: ``Exp`` for ``ExpBackward0``, and
-    the full C++ name for nodes written in C++ (``CopySlices``)."""
+    the full C++ name for nodes written in C++
+    (``torch::autograd::CopySlices``)."""
     name = node.name()
-    if name in _CPP_NODES:
-        return "torch::autograd::" + name
+    if name.startswith(CPP_NAMESPACE):
+        return name
     return name.rsplit("Backward", 1)[0]
-
-
-_CPP_NODES = {"CopySlices", "CopyBackwards", "AccumulateGrad", "Error"}
 
 
 class SavedTensor:
@@ -198,6 +197,18 @@ def _refuse_inference(tensor):
         "`torch.inference_mode()`.")
 
 
+def _refuse_custom_in_inference(cls):
+    """PyTorch records a custom Function (not its built-in operations) in
+    inference mode when grad mode is on again (``enable_grad`` inside
+    ``inference_mode``); toygrad cannot tell its own operations apart from
+    a user's reliably enough to copy that, so it refuses a user's."""
+    if not cls.__module__.startswith("toygrad."):
+        raise NotImplementedError(
+            "toygrad does not support applying a custom Function to a tensor "
+            "that requires grad inside inference_mode with grad mode enabled "
+            "(PyTorch records it there)")
+
+
 def _mark_inference(outputs, inputs):
     """Outputs made in inference mode are inference tensors (an input
     returned as it is stays what it was)."""
@@ -214,6 +225,7 @@ class BackwardFunction(Node):
     """
 
     _forward_cls = None
+    _node_name = "BackwardFunction"
     next_functions = ()
     needs_input_grad = ()
     materialize_grads = True
@@ -230,7 +242,7 @@ class BackwardFunction(Node):
     __init__ = object.__init__
 
     def name(self):
-        return type(self).__name__
+        return self._node_name
 
     # What forward can do with ctx.
 
@@ -340,9 +352,9 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, namespace):
         super().__init__(name, bases, namespace)
-        node_name = namespace.get("node_name", f"{name}Backward")
-        cls._backward_cls = type(node_name, (BackwardFunction,),
-                                 {"_forward_cls": cls})
+        node_class = namespace.get("node_name", f"{name}Backward")
+        cls._backward_cls = type(node_class, (BackwardFunction,), {
+            "_forward_cls": cls, "_node_name": node_name(node_class)})
         # Whether forward and setup_context are split (not for Function).
         cls._setup_context_defined = bases != () and (
             "setup_context" in namespace
@@ -395,13 +407,13 @@ class Function(metaclass=FunctionMeta):
                 or x._base is not None and x._base.requires_grad)
             for x in inputs])
         state = grad_mode.state
-        enabled = state.enabled
+        enabled, grad = state.enabled, state.grad
         recording = enabled and True in needs_input_grad
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs_input_grad
         if recording:
             _connect(ctx, inputs)
-        state.enabled = False
+        state.enabled = state.grad = False
         try:  # forward's own operations are not recorded
             if cls._setup_context_defined:
                 inputs = _bind_defaults(cls.forward, inputs)
@@ -410,9 +422,12 @@ class Function(metaclass=FunctionMeta):
             else:
                 outputs = cls.forward(ctx, *inputs)
         finally:
-            state.enabled = enabled
-        if state.inference and not cls.is_view:  # chapter 10
-            _mark_inference(outputs, inputs)
+            state.enabled, state.grad = enabled, grad
+        if state.inference:  # chapter 10
+            if grad and True in needs_input_grad:
+                _refuse_custom_in_inference(cls)
+            if not cls.is_view:
+                _mark_inference(outputs, inputs)
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:
@@ -540,7 +555,7 @@ class DelayedError(Node):
         self.num_outputs = len(edges)
 
     def name(self):
-        return "Error"
+        return CPP_NAMESPACE + "Error"  # PyTorch's class is called Error
 
     def apply(self, *grads):
         raise RuntimeError(self.message)

@@ -19,16 +19,27 @@ from toygrad.dtypes import type_name
 class _GradMode(threading.local):
     # Per thread, as in PyTorch: every thread starts with grad mode on, and
     # a no_grad block in one thread does not affect another.
-    enabled = True
+    grad = True  # the grad mode, as is_grad_enabled() reports it
     inference = False  # chapter 10: inference mode
+    # Whether operations are recorded: grad mode on and inference mode off
+    # (inside inference mode, enable_grad turns grad mode on but records
+    # nothing, as in PyTorch). The one flag the operations read.
+    enabled = True
 
 
 state = _GradMode()
 
 
+def _set_grad(mode):
+    """Set grad mode; operations record if it is on outside inference mode."""
+    state.grad = mode
+    state.enabled = mode and not state.inference
+
+
 def is_grad_enabled():
-    """Whether operations are currently recorded."""
-    return state.enabled
+    """Whether grad mode is on (operations then record, outside inference
+    mode)."""
+    return state.grad
 
 
 def is_inference_mode_enabled():
@@ -105,11 +116,12 @@ class _SwitchGradMode(_DecoratorContextManager):
         return cls()(function)
 
     def __enter__(self):
-        self.previous = state.enabled
-        state.enabled = self.mode
+        self.previous = state.grad
+        _set_grad(self.mode)
 
     def __exit__(self, *exc_info):
-        state.enabled = self.previous
+        # Grad mode only, as PyTorch's: inference mode stays as it is now.
+        _set_grad(self.previous)
 
 
 class no_grad(_SwitchGradMode):
@@ -136,19 +148,19 @@ class set_grad_enabled(_DecoratorContextManager):
             raise TypeError(
                 "set_grad_enabled(): argument 'enabled' (position 1) must "
                 f"be bool, not {type_name(mode)}")
-        self.previous, self.mode = state.enabled, mode
-        state.enabled = mode
+        self.previous, self.mode = state.grad, mode
+        _set_grad(mode)
 
     def __call__(self, function):
         # PyTorch's order: creating the decorator set the mode; undo that.
-        state.enabled = self.previous
+        _set_grad(self.previous)
         return super().__call__(function)
 
     def __enter__(self):
-        state.enabled = self.mode
+        _set_grad(self.mode)
 
     def __exit__(self, *exc_info):
-        state.enabled = self.previous
+        _set_grad(self.previous)
 
     def __repr__(self):
         return f"{__name__}.set_grad_enabled(mode={self.mode})"
@@ -176,13 +188,16 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self):
-        self.previous = state.enabled, state.inference
+        self.previous = state.grad, state.inference
         # As PyTorch's c10::InferenceMode: inference mode on means grad
         # mode off, and off means on.
-        state.enabled, state.inference = not self.mode, self.mode
+        state.inference = self.mode
+        _set_grad(not self.mode)
 
     def __exit__(self, *exc_info):
-        state.enabled, state.inference = self.previous
+        # Both switches back, as c10::InferenceMode's destructor does.
+        grad, state.inference = self.previous
+        _set_grad(grad)
 
     def clone(self):
         return type(self)(self.mode)

@@ -18,6 +18,27 @@ ERR_BACKWARD_TWICE = (
     "after calling backward."
 )
 
+# The nodes PyTorch writes in C++ rather than generates from
+# derivatives.yaml: their ``name()`` carries the C++ namespace, as PyTorch's
+# (``torch::autograd::AccumulateGrad``), while their class, what ``repr`` and
+# torchviz show, is the bare name.
+CPP_NODES = frozenset(
+    {"AccumulateGrad", "CopySlices", "CopyBackwards", "Error", "GraphRoot"})
+CPP_NAMESPACE = "torch::autograd::"
+
+
+def node_name(class_name):
+    """``name()`` of a node of class ``class_name``, as PyTorch gives it."""
+    return (CPP_NAMESPACE + class_name if class_name in CPP_NODES
+            else class_name)
+
+
+def short_name(node):
+    """A node's name without the C++ namespace: its class name in PyTorch,
+    which ``repr`` and torchviz show."""
+    return node.name().rsplit("::", 1)[-1]
+
+
 # Every node takes the next number from this counter when it is created: the
 # engine runs the newest node first.
 next_sequence_nr = itertools.count().__next__
@@ -63,7 +84,10 @@ class Node:
         return register_node_hook(self, "post", hook)
 
     def name(self):
-        return type(self).__name__
+        """PyTorch's name of the node: ``MulBackward0``, and for a node
+        PyTorch writes in C++, with its namespace
+        (``torch::autograd::AccumulateGrad``)."""
+        return node_name(type(self).__name__)
 
     def apply(self, *grad_outputs):
         raise NotImplementedError
@@ -72,7 +96,7 @@ class Node:
         pass
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{short_name(self)} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):

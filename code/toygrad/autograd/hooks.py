@@ -24,6 +24,7 @@ something replaces them, after the checks PyTorch makes
 import weakref
 from collections import OrderedDict
 
+from toygrad.autograd import engine
 from toygrad.autograd.graph import AccumulateGrad
 from toygrad.dtypes import tensor_type
 from toygrad.tensor import Tensor
@@ -79,6 +80,9 @@ def _node_hooks(node):
 
 
 def _add(hooks_dict, hook):
+    # From now on the engine runs the nodes in PyTorch's exact order,
+    # which hooks can see (engine.execute_in_pytorch_order).
+    engine.ordered.hooks = True
     handle = RemovableHandle(hooks_dict)
     hooks_dict[handle.id] = hook
     return handle
@@ -155,6 +159,7 @@ def retain_grad(tensor):
                 variable._grad = variable._grad + grad
         # returns None: the gradient goes on unchanged
 
+    engine.ordered.hooks = True  # see _add
     _node_hooks(grad_fn).retains_grad[tensor.output_nr] = retain
     hooks.retains_grad = True
 

@@ -18,7 +18,7 @@ from toygrad.autograd.grad_mode import enable_grad
 from toygrad.autograd.graph import saved_tensors_hooks
 from toygrad.tensor import Tensor
 
-_OPTIONS = ("context_fn", "determinism_check", "debug")
+_OPTIONS = ("context_fn", "determinism_check")
 
 
 class _NoopSaveInputs(Function):
@@ -48,9 +48,13 @@ class _Holder:
 
 
 # Task 11.1: checkpoint recomputes instead of saving
-def checkpoint(function, *args, use_reentrant=None, **kwargs):
+def checkpoint(function, *args, use_reentrant=None, debug=False,
+               early_stop=True, **kwargs):
     """``function(*args, **kwargs)``, keeping none of the tensors its
-    operations save for backward: backward runs it again to get them."""
+    operations save for backward: backward runs it again to get them.
+
+    As PyTorch's, the second run stops as soon as it has saved the last
+    tensor backward needs (``early_stop=False``: it runs to the end)."""
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint: the use_reentrant parameter should be "
@@ -61,11 +65,22 @@ def checkpoint(function, *args, use_reentrant=None, **kwargs):
             "Refer to docs for more details on the differences between the "
             "two variants.", stacklevel=2)
         use_reentrant = True
+    kwargs.pop("preserve_rng_state", True)  # toygrad's operations draw none
     if use_reentrant:
+        # PyTorch's own checks of the reentrant variant's arguments first.
+        unexpected = [k for k in kwargs if k not in _OPTIONS]
+        if unexpected:
+            raise ValueError(
+                "Unexpected keyword arguments: " + ",".join(unexpected))
+        if "context_fn" in kwargs or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only "
+                             "supported when use_reentrant=False.")
         raise NotImplementedError(
             "toygrad does not support checkpoint with use_reentrant=True "
             "(the reentrant variant); pass use_reentrant=False")
-    kwargs.pop("preserve_rng_state", True)  # toygrad's operations draw none
+    if debug is not False:
+        raise NotImplementedError(
+            "toygrad does not support checkpoint's debug option")
     for option in _OPTIONS:
         if option in kwargs:
             raise NotImplementedError(
@@ -93,9 +108,16 @@ def checkpoint(function, *args, use_reentrant=None, **kwargs):
 
         def fill(tensor):
             holder = next(waiting, None)
-            if holder is None:  # every holder is full: stop, as PyTorch
-                raise _StopRecomputation
+            if holder is None:  # only without early_stop
+                raise NotImplementedError(
+                    "toygrad does not support PyTorch's CheckpointError: "
+                    "the function saved more tensors when run again")
             holder.tensor = tensor.detach()
+            if early_stop and holder is holders[-1]:
+                # Every holder is full: stop at once, as PyTorch's
+                # _StopRecomputationError does, before the operation that
+                # saved the last tensor even returns.
+                raise _StopRecomputation
 
         saved = iter(saver.saved_tensors)
         inputs = [next(saved) if isinstance(a, Tensor) else a for a in args]

@@ -2400,9 +2400,6 @@ GRADGRAD_DIFFERENCES = {}
 # raise NotImplementedError naming it (the fragment), where PyTorch's
 # answers. Keyed by entry name, by context, or by "entry: context".
 GRADGRAD_UNSUPPORTED = {
-    "Tensor.max(dim)": "max(dim) again",
-    "Tensor.max(dim, keepdim=True)": "max(dim) again",
-    "Tensor.max(dim) with ties": "max(dim) again",
     "on a view of a non-leaf": "create_graph through",
     "on the base of a view": "create_graph through",
     "x[index] = value: on a non-leaf": "create_graph through",

@@ -693,27 +693,54 @@ def reduce(all_function, dim_function, x, dim, keepdim):
     if dim is None and not keepdim:
         return all_function.apply(x)
     dims = canonical_dims(dim, x.ndim)
-    return dim_function.apply(x, dims or tuple(range(x.ndim)), keepdim)
+    # An empty tuple reduces every dim, as PyTorch's ``dim=[]``.
+    return dim_function.apply(x, dims, keepdim)
 
 
 def _sum(array, dims, keepdim):
-    """``array`` summed over ``dims`` (all of them: None).
+    """``array`` summed over ``dims`` (all of them: None or ``()``).
 
     Integers and bools are summed in int64, as in PyTorch.
     """
     dtype = array.dtype if array.dtype.kind == "f" else np.int64
-    return array.sum(axis=dims if array.ndim else None, keepdims=keepdim,
-                     dtype=dtype)
+    return array.sum(axis=dims if array.ndim and dims != () else None,
+                     keepdims=keepdim, dtype=dtype)
 
 
 def _expand_back(grad, shape, dims, keepdim):
-    """Spread the gradient of a reduction over ``dims`` back to ``shape``."""
-    if not keepdim and shape:
-        kept = list(shape)
-        for d in dims:
-            kept[d] = 1
-        grad = grad.reshape(tuple(kept))
+    """Spread the gradient of a reduction over ``dims`` back to ``shape``.
+
+    PyTorch's ``sum_backward``: the reduced dims put back one
+    ``unsqueeze`` at a time (in increasing order), then one ``expand``;
+    with no dims (every dim reduced), the expand alone.
+    """
+    if not keepdim and shape and dims:
+        if grad_mode.state.enabled:  # recorded: PyTorch's nodes
+            for d in sorted(dims):
+                grad = Unsqueeze.apply(grad, d)
+        else:  # the same numbers, in one view
+            kept = list(shape)
+            for d in dims:
+                kept[d] = 1
+            grad = grad.reshape(tuple(kept))
     return grad.expand(shape)
+
+
+class DivScalar(Function):
+    """``grad / count`` inside a gradient formula: PyTorch's ``div.Scalar``
+    (``DivBackward1``), the division of ``mean_backward``."""
+    node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        ctx.number = number
+        return Tensor(np.divide(a.data, number, dtype=a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DivScalar.apply(grad, ctx.number), None
+
+    jvp = linear_in(0)
 
 
 class SumAll(Function):
@@ -732,6 +759,7 @@ class SumAll(Function):
 
 
 class Sum(Function):
+    """``a.sum(dims, keepdim)``; ``dims == ()`` reduces every dim."""
     node_name = "SumBackward1"
 
     @staticmethod
@@ -757,12 +785,15 @@ class MeanAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx.shape) / float(np.prod(ctx.shape))
+        # PyTorch's mean_backward: the gradient spread, then divided.
+        return DivScalar.apply(grad.expand(ctx.shape),
+                               int(np.prod(ctx.shape)))
 
     jvp = linear_in(0)
 
 
 class Mean(Function):
+    """``a.mean(dims, keepdim)``; ``dims == ()`` reduces every dim."""
     node_name = "MeanBackward1"
 
     @staticmethod
@@ -770,15 +801,16 @@ class Mean(Function):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
         with np.errstate(invalid="ignore"):
             return Tensor(np.asarray(a.data.mean(
-                axis=dims if a.ndim else None, keepdims=keepdim),
-                dtype=a.dtype))
+                axis=dims if a.ndim and dims != () else None,
+                keepdims=keepdim), dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        count = float(np.prod([ctx.shape[d] for d in ctx.dims
-                               if d < len(ctx.shape)]))
-        return (_expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / count,
-                None, None)
+        shape, dims = ctx.shape, ctx.dims
+        count = int(np.prod([shape[d] for d in dims] if dims and shape
+                            else shape))
+        return (DivScalar.apply(_expand_back(grad, shape, dims, ctx.keepdim),
+                                count), None, None)
 
     jvp = linear_in(0)
 
@@ -810,18 +842,111 @@ class MaxAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # The gradient is shared evenly among all elements equal to the max.
         a, out = ctx.saved_tensors
-        where = a.data == out.data
-        return grad * _constant((where / where.sum()).astype(a.dtype))
+        return _evenly_distribute(grad, a.data, out.data)
 
     @staticmethod
     def jvp(ctx, ta):
         # The mean of the tangents where the max is, as PyTorch's
         # evenly_read_jvp.
         (a,), (out,) = ctx.primals, ctx.results
-        where = a.data == out.data
+        where = _max_mask(a.data, out.data)
         return (ta * _constant((where / where.sum()).astype(ta.dtype))).sum()
+
+
+def _max_mask(array, value):
+    """Where ``array`` holds its max ``value``: its NaNs if that is NaN."""
+    if np.isnan(value):
+        return np.isnan(array)
+    return array == value
+
+
+def _evenly_distribute(grad, array, value):
+    """The gradient of ``max()``: ``grad`` shared evenly among the elements
+    equal to the max, zeros (written, not multiplied) elsewhere.
+
+    PyTorch's ``evenly_distribute_backward`` on the CPU:
+    ``zeros.masked_fill_(mask, grad / mask.sum())``, so an inf or NaN
+    gradient reaches only the max's elements.
+    """
+    mask = _max_mask(array, value)
+    count = np.asarray(mask.sum())  # int64, as PyTorch's mask.sum()
+    zeros = Tensor(np.zeros(array.shape, grad.dtype))
+    if not grad_mode.state.enabled:  # not recorded: the numbers alone
+        zeros.data[mask] = grad.data / count.astype(grad.dtype)
+        return zeros
+    return MaskedFill.apply(zeros, mask, grad / Tensor(count))
+
+
+class MaskedFill(Function):
+    """``a.masked_fill(mask, value)`` for a 0-dim tensor ``value``, inside
+    a gradient formula (PyTorch's ``MaskedFillBackward1``)."""
+    node_name = "MaskedFillBackward1"
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.save_for_backward(Tensor(mask))
+        out = a.data.copy()
+        out[mask] = value.data
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        need_a, _, need_value = ctx.needs_input_grad
+        zeros = Tensor(np.zeros((), grad.dtype))
+        # PyTorch's masked_fill_backward: grad.masked_select(mask).sum().
+        return (MaskedFill.apply(grad, mask.data, zeros) if need_a else None,
+                None,
+                SumAll.apply(MaskedSelect.apply(grad, mask.data))
+                if need_value else None)
+
+    jvp = linear_in(0, 2)
+
+
+class MaskedSelect(Function):
+    """``a.masked_select(mask)`` (the elements where ``mask`` is true, in
+    a 1-D tensor), inside a gradient formula."""
+    node_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        ctx.save_for_backward(Tensor(mask), a)
+        return Tensor(a.data[mask])
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, a = ctx.saved_tensors
+        zeros = Tensor(np.zeros(a.shape, grad.dtype))
+        return MaskedScatter.apply(zeros, mask.data, grad), None
+
+    jvp = linear_in(0)
+
+
+class MaskedScatter(Function):
+    """``a.masked_scatter(mask, source)``: ``source``'s elements, in order,
+    where ``mask`` is true (here exactly as many as ``source`` has)."""
+    node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask, source):
+        ctx.save_for_backward(Tensor(mask))
+        out = a.data.copy()
+        out[mask] = source.data
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        need_a, _, need_source = ctx.needs_input_grad
+        if need_a:
+            raise NotImplementedError(
+                "toygrad's masked_scatter is differentiable in its source "
+                "only")
+        return (None, None,
+                MaskedSelect.apply(grad, mask.data) if need_source else None)
+
+    jvp = linear_in(0, 2)
 
 
 class MaxDim(Function):
@@ -843,8 +968,8 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx, grad_values, grad_indices):
         (indices,) = ctx.saved_tensors
-        return IndexSelectBackward.apply(
-            grad_values, indices, ctx.shape, ctx.dim, ctx.keepdim), None, None
+        return _value_selecting_backward(grad_values, indices.data, ctx.shape,
+                                         ctx.dim, ctx.keepdim), None, None
 
     @staticmethod
     def jvp(ctx, ta, _dim, _keepdim):
@@ -856,35 +981,106 @@ class MaxDim(Function):
         return Tensor(picked.reshape(values.shape)), None
 
 
-class IndexSelectBackward(Function):
-    """Put each value's gradient back at the position its index names.
+def _value_selecting_backward(grad, index, shape, dim, keepdim):
+    """The gradient of ``max(dim)``: zeros, with ``grad`` written where
+    ``index`` points along ``dim``.
 
-    The gradient of ``max(dim)`` (PyTorch's ``value_selecting_reduction_
-    backward``): zeros, with ``grad`` scattered along ``dim``.
+    PyTorch's ``value_selecting_reduction_backward``: the reduced dim put
+    back (``unsqueeze``), then ``zeros.scatter_(dim, index, grad)``.
     """
-    node_name = "ValueSelectingReductionBackwardBackward0"
+    if not keepdim and shape:
+        grad = grad.unsqueeze(dim) if grad_mode.state.enabled else Tensor(
+            np.expand_dims(grad.data, dim))
+        index = np.expand_dims(index, dim)
+    zeros = Tensor(np.zeros(shape, grad.dtype))
+    return Scatter.apply(zeros, dim, index, grad)
+
+
+def _along(index, dim):
+    """NumPy's index for the positions ``index`` names along ``dim`` (as
+    ``scatter``/``gather`` read it): ``index`` there, ranges elsewhere."""
+    ndim = index.ndim
+    return tuple(index if d == dim else np.arange(n).reshape(
+        (n,) + (1,) * (ndim - d - 1)) for d, n in enumerate(index.shape))
+
+
+class Scatter(Function):
+    """``a.scatter(dim, index, src)``: ``a`` with ``src`` written where
+    ``index`` points along ``dim`` (PyTorch's ``ScatterBackward0``)."""
+    node_name = "ScatterBackward0"
 
     @staticmethod
-    def forward(ctx, grad, indices, shape, dim, keepdim):
-        index, values = indices.data, grad.data
-        if not shape:
-            return Tensor(values.reshape(()).copy())
-        if not keepdim:
-            index = np.expand_dims(index, dim)
-            values = np.expand_dims(values, dim)
-        out = np.zeros(shape, grad.dtype)
-        np.put_along_axis(out, index, values, axis=dim)
-        ctx.save_for_backward(indices)
-        ctx.dim, ctx.keepdim = dim, keepdim
+    def forward(ctx, a, dim, index, src):
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor(index))
+        out = a.data.copy()
+        if out.ndim:
+            out[_along(index, dim)] = src.data[
+                tuple(slice(n) for n in index.shape)]
+        else:  # a 0-dim tensor: its one element
+            out[()] = src.data
         return Tensor(out)
 
     @staticmethod
-    def backward(ctx, grad_grad):
-        raise NotImplementedError(
-            "toygrad does not support differentiating the gradient of "
-            "max(dim) again")
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        need_a, _, _, need_src = ctx.needs_input_grad
+        if need_a:
+            raise NotImplementedError(
+                "toygrad's scatter is differentiable in its src only")
+        return (None, None, None,
+                Gather.apply(grad, ctx.dim, index.data) if need_src else None)
+
+    jvp = linear_in(0, 3)
+
+
+class Gather(Function):
+    """``a.gather(dim, index)``: the elements ``index`` points to along
+    ``dim`` (PyTorch's ``GatherBackward0``)."""
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor(index), a)
+        if not a.ndim:
+            return Tensor(a.data.copy())
+        return Tensor(a.data[_along(index, dim)])
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, a = ctx.saved_tensors
+        zeros = Tensor(np.zeros(a.shape, grad.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, index.data, grad), None, None
 
     jvp = linear_in(0)
+
+
+class ScatterAdd(Function):
+    """``a.scatter_add(dim, index, src)``: ``src`` added where ``index``
+    points along ``dim`` (PyTorch's ``ScatterAddBackward0``)."""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor(index))
+        out = a.data.copy()
+        if out.ndim:
+            np.add.at(out, _along(index, dim),
+                      src.data[tuple(slice(n) for n in index.shape)])
+        else:
+            out += src.data
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        need_a, _, _, need_src = ctx.needs_input_grad
+        return (grad if need_a else None, None, None,
+                Gather.apply(grad, ctx.dim, index.data) if need_src else None)
+
+    jvp = linear_in(0, 3)
 
 
 # Shapes. These return views: tensors that share the input's numbers (and

@@ -2437,10 +2437,6 @@ def saved_by(lib, case):
     return None if outcome.error else sorted(log)
 
 
-_NLL_SAVES = (
-    "saved buffers: PyTorch's NllLossBackward0 also saves its input and the "
-    "total weight, which its formula does not use; toygrad's saves the "
-    "target only")
 _RPOW_SAVES = (
     "saved buffers: PyTorch's PowBackward2 (number ** a) saves the exponent "
     "and the result; toygrad's saves the result, all its formula uses")
@@ -2458,9 +2454,6 @@ SAVED_DIFFERENCES = {  # by entry: every sample of it differs
         _GRAD_COMPUTES_ALL,
     "autograd.gradgradcheck(f, inputs, grad_outputs)": _GRADCHECK_SAVES,
     "number ** a": _RPOW_SAVES,
-    "F.nll_loss(log_probs, target)": _NLL_SAVES,
-    "F.cross_entropy(logits, target)": _NLL_SAVES,
-    "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss": _NLL_SAVES,
 }
 
 

@@ -1737,7 +1737,8 @@ class Addmm(Function):
     def forward(ctx, bias, a, b):
         need_bias, need_a, need_b = ctx.needs_input_grad
         ctx.bias_shape = bias.shape
-        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        # Saved in PyTorch's order: mat1 (for d/db), then mat2 (for d/da).
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.column_major = _column_major(a.data), _column_major(b.data)
         out = a.data @ b.data
         out += bias.data
@@ -1745,7 +1746,7 @@ class Addmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+        a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         a_columns, b_columns = ctx.column_major
         return (unbroadcast(grad, ctx.bias_shape) if need_bias else None,
@@ -1770,7 +1771,9 @@ class Mv(Function):
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        return (None if v is None else grad.unsqueeze(1) * v,
+        # d/da: the outer product grad ⊗ v, as PyTorch's at::outer writes
+        # it: grad.reshape(n, 1) * v.
+        return (None if v is None else grad.reshape(len(grad), 1) * v,
                 None if a is None else a.t().mv(grad))
 
     @staticmethod
@@ -1806,12 +1809,13 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        # Saved in PyTorch's order: mat2 (for d/da), then self (for d/db).
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
         return Tensor(a.data @ b.data)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (None if b is None else grad.bmm(b.transpose(1, 2)),
                 None if a is None else a.transpose(1, 2).bmm(grad))
 
@@ -1919,6 +1923,13 @@ def _log_softmax_backward(grad, out, dim):
         total = grad @ np.ones((grad.shape[1], 1), grad.dtype)
     else:
         total = grad.sum(axis=dim, keepdims=True)
+    if dim == grad.ndim - 1 and not total.all():
+        # PyTorch's kernel for the last dim sums a row from its first
+        # element, so a row of -0.0 sums to -0.0 (NumPy's from +0.0): then
+        # its gradient is -0.0 - exp(out) * -0.0, +0.0.
+        negative_zeros = np.signbit(grad).all(axis=dim, keepdims=True) & (
+            total == 0)
+        total = np.where(negative_zeros, -total, total)
     return grad - np.exp(out) * total
 
 
@@ -1967,23 +1978,55 @@ class NllLoss(Function):
         except IndexError:  # a label past the last class
             bad = target[target >= log_probs.shape[1]][0]
             raise IndexError(f"Target {bad} is out of bounds.") from None
-        ctx.save_for_backward(Tensor(target))
-        ctx.shape = log_probs.shape
+        # What PyTorch's node saves, in its order: the input, the target
+        # and the total weight (the count of the mean).
+        total_weight = Tensor(np.asarray(len(rows), log_probs.dtype))
+        ctx.save_for_backward(log_probs, Tensor(target), total_weight)
         return Tensor(np.asarray(-picked.sum() / len(rows),
                                  dtype=log_probs.dtype))
 
     @staticmethod
     def backward(ctx, grad):
+        log_probs, target, total_weight = ctx.saved_tensors
+        if not grad_mode.state.enabled:  # not recorded: the numbers alone
+            return Tensor(_nll_loss_backward(
+                grad.data, log_probs.shape, target.data,
+                total_weight.data)), None
+        return NllLossBackward.apply(grad, log_probs, target.data,
+                                     total_weight.data), None
+
+    jvp = linear_in(0)
+
+
+def _nll_loss_backward(grad, shape, target, total_weight):
+    """Zeros, and ``-(grad / total_weight)`` at each row's target: PyTorch's
+    ``nll_loss_backward`` for the mean (written, so that an inf or NaN
+    gradient reaches the targets only)."""
+    out = np.zeros(shape, grad.dtype)
+    out[np.arange(len(target)), target] = -(grad / total_weight)
+    return out
+
+
+class NllLossBackward(Function):
+    """nll_loss's gradient, an operation of its own as PyTorch's
+    ``nll_loss_backward``: linear in ``grad``; its input ``log_probs``
+    only gives its shape (its derivative is zero, as PyTorch's)."""
+    node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, log_probs, target, total_weight):
+        ctx.save_for_backward(Tensor(target))
+        ctx.shape = log_probs.shape
+        return Tensor(_nll_loss_backward(grad.data, log_probs.shape, target,
+                                         total_weight))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
         (target,) = ctx.saved_tensors
-        # The gradient of the mean: -grad/N at each target's position.
-        rows = len(target.data)
-        if grad.requires_grad:  # create_graph: the product is recorded
-            pick = np.zeros(ctx.shape, grad.dtype)
-            pick[np.arange(rows), target.data] = -1.0 / rows
-            return Mul.apply(grad, _constant(pick)), None
-        out = np.zeros(ctx.shape, grad.dtype)
-        out[np.arange(rows), target.data] = -grad.data / rows
-        return Tensor(out), None
+        need_grad, need_log_probs = ctx.needs_input_grad[:2]
+        return (NllLoss.apply(grad_grad, target.data) if need_grad else None,
+                Tensor(np.zeros(ctx.shape, grad_grad.dtype))
+                if need_log_probs else None, None, None)
 
     jvp = linear_in(0)
 

@@ -1720,8 +1720,11 @@ class Mm(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_columns, b_columns = ctx.column_major
+        # The right matrix's gradient first, as PyTorch's MmBackward0
+        # computes them (what a pack hook sees under create_graph).
+        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
         return (None if b is None else _grad_of_left(grad, b, a_columns),
-                None if a is None else _grad_of_right(grad, a, b_columns))
+                grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -1816,8 +1819,9 @@ class Bmm(Function):
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
-        return (None if b is None else grad.bmm(b.transpose(1, 2)),
-                None if a is None else a.transpose(1, 2).bmm(grad))
+        # The second operand's gradient first, as PyTorch's BmmBackward0.
+        grad_b = None if a is None else a.transpose(1, 2).bmm(grad)
+        return (None if b is None else grad.bmm(b.transpose(1, 2)), grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):

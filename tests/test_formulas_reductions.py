@@ -254,3 +254,54 @@ def _patterns():
 @pytest.mark.parametrize("name, needs", _patterns())
 def test_pack_hooks_see_what_pytorch_saves(name, needs):
     assert _saved("toygrad", name, needs) == _saved("torch", name, needs)
+
+
+def _second_gradient_graphs(lib, name):
+    """The graphs and numbers of the gradients of the gradients (all
+    recorded), with upstream gradients that require grad."""
+    f, make, _ = OPS[name]
+    xs = _leaves(lib, make(np.float64))
+    y = f(lib, *xs)
+    u = LIBS[lib].tensor(np.random.default_rng(1).standard_normal(
+        tuple(y.shape)), requires_grad=True)
+    grads = LIBS[lib].autograd.grad(y, xs, u, create_graph=True)
+    weights = [LIBS[lib].tensor(np.random.default_rng(2).standard_normal(
+        tuple(g.shape))) for g in grads]
+    second = LIBS[lib].autograd.grad(grads, xs + [u], weights,
+                                     create_graph=True, allow_unused=True)
+    return ([None if g is None else structure(g) for g in second],
+            [_numbers(g) for g in second])
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_graph_of_the_second_gradient(name):
+    ours = _second_gradient_graphs("toygrad", name)
+    theirs = _second_gradient_graphs("torch", name)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1], theirs[1]):
+        assert (a is None) == (b is None)
+        if b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def _saved_in_backward(lib, name):
+    """What a pack hook sees during a create_graph backward pass."""
+    f, make, _ = OPS[name]
+    xs = _leaves(lib, make(np.float64))
+    y = f(lib, *xs)
+    u = LIBS[lib].tensor(np.random.default_rng(1).standard_normal(
+        tuple(y.shape)), requires_grad=True)
+    hooks = (torch.autograd.graph.saved_tensors_hooks if lib == "torch"
+             else toygrad.autograd.graph.saved_tensors_hooks)
+    seen = []
+    with hooks(lambda t: seen.append(t) or t, lambda t: t):
+        LIBS[lib].autograd.grad(y, xs, u, create_graph=True)
+    return [(tuple(t.shape), str(t.dtype).replace("torch.", ""),
+             np.round(np.nan_to_num(_numbers(t).astype(float)), 9).tolist())
+            for t in seen]
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_pack_hooks_in_a_create_graph_backward(name):
+    assert _saved_in_backward("toygrad", name) == _saved_in_backward(
+        "torch", name)

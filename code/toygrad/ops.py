@@ -1752,9 +1752,13 @@ class Addmm(Function):
         a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         a_columns, b_columns = ctx.column_major
+        grad_a = None if b is None else _grad_of_left(grad, b, a_columns)
+        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
+        # The bias's gradient last: PyTorch's engine sums a broadcast
+        # input's gradient down after the node's formulas (so its nodes
+        # are recorded after theirs, and run first in a pass over them).
         return (unbroadcast(grad, ctx.bias_shape) if need_bias else None,
-                None if b is None else _grad_of_left(grad, b, a_columns),
-                None if a is None else _grad_of_right(grad, a, b_columns))
+                grad_a, grad_b)
 
     @staticmethod
     def jvp(ctx, tbias, ta, tb):
@@ -1954,11 +1958,14 @@ class LogSoftmaxBackwardData(Function):
     @staticmethod
     def backward(ctx, grad_grad):
         grad, out = ctx.saved_tensors
-        softmax = out.exp()
-        # result = g - softmax * sum(g): linear in g; softmax depends on out.
-        total = grad.sum(ctx.dim, keepdim=True)
-        grad_g = grad_grad - (grad_grad * softmax).sum(ctx.dim, keepdim=True)
-        grad_out = -grad_grad * softmax * total
+        dim = ctx.dim
+        need_grad, need_out = ctx.needs_input_grad[:2]
+        # result = g - exp(out) * sum(g): linear in g. PyTorch's formulas,
+        # grouped as its derivatives.yaml groups them (each its own exp).
+        grad_g = (grad_grad - (grad_grad * out.exp()).sum(dim, keepdim=True)
+                  if need_grad else None)
+        grad_out = ((-grad.sum(dim, keepdim=True) * out.exp()) * grad_grad
+                    if need_out else None)
         return grad_g, grad_out, None
 
     @staticmethod

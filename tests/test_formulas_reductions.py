@@ -305,3 +305,15 @@ def _saved_in_backward(lib, name):
 def test_pack_hooks_in_a_create_graph_backward(name):
     assert _saved_in_backward("toygrad", name) == _saved_in_backward(
         "torch", name)
+
+
+@pytest.mark.parametrize("picked", [[0.0], [-0.0], [0.0, -0.0], [-0.0, -0.0]])
+def test_a_loss_of_zero_has_pytorch_s_sign(picked):
+    # PyTorch sums -log_probs from a zero: the loss is +0.0, never -0.0.
+    x = np.array([[value, 1.0] for value in picked])
+    target = np.zeros(len(picked), np.int64)
+    losses = [_numbers(functional(lib).nll_loss(LIBS[lib].tensor(x),
+                                                LIBS[lib].tensor(target)))
+              for lib in ("toygrad", "torch")]
+    assert np.signbit(losses[0]) == np.signbit(losses[1])
+    assert losses[0] == losses[1] == 0

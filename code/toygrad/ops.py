@@ -1993,7 +1993,9 @@ class NllLoss(Function):
         # and the total weight (the count of the mean).
         total_weight = Tensor(np.asarray(len(rows), log_probs.dtype))
         ctx.save_for_backward(log_probs, Tensor(target), total_weight)
-        return Tensor(np.asarray(-picked.sum() / len(rows),
+        # 0 - sum, not -sum: PyTorch subtracts from a zero, so a loss of
+        # zero is +0.0, never -0.0.
+        return Tensor(np.asarray((0.0 - picked.sum()) / len(rows),
                                  dtype=log_probs.dtype))
 
     @staticmethod

@@ -2016,6 +2016,9 @@ class Run:
     backward_error: tuple = None
     grads: list = None  # facts of every leaf's .grad after backward
     grad_mode_left_off: bool = False
+    leaves: list = None  # the objects themselves (the leaves made, then
+    tensors: list = None  # the result's tensors), for the checks that
+    # need them (tests/test_differential_special.py)
 
 
 def _call(lib, case):
@@ -2031,8 +2034,13 @@ def _call(lib, case):
     return op(*args), leaves
 
 
-def run(lib, case):
-    """Run ``case`` on ``lib``: the result, then backward from it."""
+def run(lib, case, upstream=None):
+    """Run ``case`` on ``lib``: the result, then backward from it.
+
+    ``upstream(lib, output, rng)`` makes each output's gradient (random
+    numbers unless given).
+    """
+    upstream = upstream or _upstream
     lib.watched = []
     outcome = Run()
     try:
@@ -2044,11 +2052,12 @@ def run(lib, case):
         outcome.grad_mode_left_off = not lib.is_grad_enabled()
         lib.set_grad_enabled(True)
     outcome.result = facts(result)
-    outputs = [t for t in _tensors_in(result) if t.requires_grad]
+    outcome.leaves, outcome.tensors = leaves, _tensors_in(result)
+    outputs = [t for t in outcome.tensors if t.requires_grad]
     rng = rng_for(case.id)
     try:
         for i, output in enumerate(outputs):
-            output.backward(_upstream(lib, output, rng),
+            output.backward(upstream(lib, output, rng),
                             retain_graph=i < len(outputs) - 1)
     except Exception as error:
         outcome.backward_error = _error(error)

@@ -1,0 +1,1428 @@
+"""The cases of tests/test_differential_special.py that differ today.
+
+Each maps a case id of optable.py's table to why: "<class>: <what differs>".
+They are strict xfails: remove an entry when its case agrees.
+"""
+
+CLASSES = ("special values", "graphs of gradients", "saved tensors",
+           "unsupported")
+
+
+SPECIAL_UPSTREAM = {
+    'F.linear(x, weight): x 3, weight 2x3':
+        'special values: run 0: leaf 1 .grad: toygrad [[0., 0., 0.], [0., '
+        '0., 0.]], torch [[ 0., 0., 0.], [-0., -0., -0.]]',
+    'F.linear(x, weight): x f32 4x3, weight f32 2x3':
+        'special values: run 1: leaf 1 .grad: toygrad [[ nan, nan, nan], '
+        '[-inf, -inf, inf]], torch [[nan, nan, nan], [nan, nan, inf]]',
+    'F.linear(x, weight, bias): x 3, weight 2x3, bias 2':
+        'special values: run 0: leaf 1 .grad: toygrad [[0., 0., 0.], [0., '
+        '0., 0.]], torch [[ 0., -0., 0.], [-0., 0., -0.]]',
+    'F.linear(x, weight, bias): x f32 4x3, weight f32 2x3, bias f32 2':
+        'special values: run 0: leaf 1 .grad: toygrad [[nan, nan, nan], '
+        '[inf, inf, inf]], torch [[nan, nan, nan], [nan, nan, inf]]',
+    'F.log_softmax(x, dim): f64 0-dim, dim=-1':
+        'special values: run 1: leaf 0 .grad: toygrad -0., torch 0.',
+    'F.log_softmax(x, dim): f64 0-dim, dim=0':
+        'special values: run 1: leaf 0 .grad: toygrad -0., torch 0.',
+    'Tensor.add_(other): on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other): on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other): on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other): on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other, alpha=2): on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other, alpha=2): on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other, alpha=2): on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.add_(other, alpha=2): on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.copy_(src): on a non-leaf, f32 2x3, f32 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.copy_(src): on a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.copy_(src): on a non-leaf, f64 2x3, f32 0-dim':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.copy_(src): on a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.copy_(src): on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   nan], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000, '
+        '0.e+000], [...',
+    'Tensor.copy_(src): on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   nan], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000, '
+        '0.e+000], [...',
+    'Tensor.copy_(src): on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., 0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.copy_(src): on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., 0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.div_(other): on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.div_(other): on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.div_(other): on an output saved for backward, f64 2x3, f64 3':
+        'special values: run 1: leaf 1 .grad: toygrad [ 4.96077190e-01, '
+        '-1.86001873e+38, 0.00000000e+00], torch [ 4.96077190e-001, '
+        '-1.86001873e+03...',
+    'Tensor.div_(other): on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 4.e+299]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.div_(other): on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.00000000e+000, '
+        '0.00000000e+000,       inf], [      -inf,       nan, '
+        '6.33023387e+299]], t...',
+    'Tensor.max() with ties: f64 [1, 3, 3]':
+        'special values: run 1: leaf 0 .grad: toygrad [-0., -0., -0.], '
+        'torch [ 0., -0., -0.]',
+    'Tensor.max(): f32 2x3':
+        'special values: run 1: leaf 0 .grad: toygrad [[-0., -0., -0.], '
+        '[-0., -0., -0.]], torch [[ 0., 0., -0.], [ 0., 0., 0.]]',
+    'Tensor.max(): f64 2x1x3':
+        'special values: run 1: leaf 0 .grad: toygrad [[[-0., -0., -0.]], '
+        '[[-0., -0., -0.]]], torch [[[ 0., 0., -0.]], [[ 0., 0., 0.]]]',
+    'Tensor.max(): f64 2x3':
+        'special values: run 1: leaf 0 .grad: toygrad [[-0., -0., -0.], '
+        '[-0., -0., -0.]], torch [[ 0., 0., 0.], [ 0., 0., -0.]]',
+    'Tensor.max(): f64 3':
+        'special values: run 1: leaf 0 .grad: toygrad [-0., -0., -0.], '
+        'torch [-0., 0., 0.]',
+    'Tensor.max(): f64 3x2, of x.t()':
+        'special values: run 1: leaf 0 .grad: toygrad [[-0., -0.], [-0., '
+        '-0.], [-0., -0.]], torch [[-0., 0.], [ 0., 0.], [ 0., 0.]]',
+    'Tensor.mul_(other): on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.mul_(other): on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.mul_(other): on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.0e+000, 0.0e+000,'
+        '   inf], [  -inf,   nan, 2.5e+300]], torch [[ 0.0e+000, -0.0e+000,'
+        '    i...',
+    'Tensor.mul_(other): on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.00000000e+000, '
+        '0.00000000e+000,       inf], [      -inf,       nan, '
+        '1.48410913e+300]], t...',
+    'Tensor.reciprocal(): f32 2x3':
+        'special values: run 1: leaf 0 .grad: toygrad [[ 1.4012985e-45, '
+        '-3.0677708e-38, 3.4547866e+29], [-6.0107917e-01, -0.0000000e+00, '
+        '0.0000000...',
+    'Tensor.reciprocal(): f64 2x3':
+        'special values: run 1: leaf 0 .grad: toygrad [[ 1.00254350e-300, '
+        '-7.47366855e+037, -4.94065646e-324], [ 2.53850301e+000, '
+        '-0.00000000e+000...',
+    'Tensor.sub_(other): on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.sub_(other): on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.sub_(other): on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.sub_(other): on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'Tensor.zero_(): on a non-leaf, f32 2x3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.zero_(): on a non-leaf, f64 2x3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.zero_(): on a view of a non-leaf, f64 2x3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   nan], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000, '
+        '0.e+000], [...',
+    'Tensor.zero_(): on the base of a view, f64 2x3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., 0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'a ** b: f32 2x3, f64 0-dim':
+        'special values: run 1: leaf 0 .grad: toygrad [[-1.4012985e-45, '
+        '4.7845164e-39, -5.4552279e+29], [ 6.6068804e-01, 0.0000000e+00, '
+        '-0.0000000...',
+    'a ** b: f64 0-dim, f64 0-dim':
+        'special values: run 8: leaf 0 .grad: toygrad 1.5e-323, torch '
+        '1.e-323',
+    'a ** b: f64 2x3, f64 0-dim':
+        'special values: run 1: leaf 0 .grad: toygrad [[-1.67009302e-300, '
+        '5.72465987e+038, 4.94065646e-324], [-1.96336676e+000, '
+        '0.00000000e+000, -...',
+    'a ** number: f32 2x3, 0':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'a ** number: f64 0-dim, 2.5':
+        'special values: run 8: leaf 0 .grad: toygrad 2.e-323, torch '
+        '2.5e-323',
+    'a ** number: f64 2x3, 0':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., nan], '
+        '[nan, nan, 0.]], torch [[0., 0., 0.], [0., 0., 0.]]',
+    'a ** number: f64 2x3, 0.5':
+        'special values: run 1: leaf 0 .grad: toygrad [[-5.66627825e-301, '
+        '1.37479011e+038, 0.00000000e+000], [-7.99424530e-001, '
+        '0.00000000e+000, -...',
+    'a *= b: on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a *= b: on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a *= b: on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.0e+000, 0.0e+000,'
+        '   inf], [  -inf,   nan, 2.5e+300]], torch [[ 0.0e+000, -0.0e+000,'
+        '    i...',
+    'a *= b: on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.00000000e+000, '
+        '0.00000000e+000,       inf], [      -inf,       nan, '
+        '1.56089809e+300]], t...',
+    'a += b: on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a += b: on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a += b: on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a += b: on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a -= b: on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a -= b: on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a -= b: on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a -= b: on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a / b: f32 2x3, f64 3':
+        'special values: run 1: leaf 1 .grad: toygrad [ 5.46095912e-02, '
+        '-1.36918610e+38, 0.00000000e+00], torch [ 5.46095912e-002, '
+        '-1.36918610e+03...',
+    'a /= b: on a view of a non-leaf, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a /= b: on a view of a non-leaf, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a /= b: on the base of a view, f64 2x3, 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 4.e+299]], torch [[ 0.e+000, -0.e+000,   '
+        'inf], [...',
+    'a /= b: on the base of a view, f64 2x3, f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.00000000e+000, '
+        '0.00000000e+000,       inf], [      -inf,       nan, '
+        '8.62429788e+299]], t...',
+    'a @ b: f64 3, f64 3x2':
+        'special values: run 0: leaf 1 .grad: toygrad [[0., 0.], [0., 0.], '
+        '[0., 0.]], torch [[-0., 0.], [-0., 0.], [-0., 0.]]',
+    'nn.Linear(in, out)(x): x 3, bias=False':
+        'special values: run 0: leaf 2 .grad: toygrad [[0., 0., 0.], [0., '
+        '0., 0.]], torch [[-0., 0., 0.], [ 0., -0., -0.]]',
+    'nn.Linear(in, out)(x): x 3, bias=True':
+        'special values: run 0: leaf 3 .grad: toygrad [[0., 0., 0.], [0., '
+        '0., 0.]], torch [[ 0., -0., 0.], [-0., 0., -0.]]',
+    'nn.MaxPool2d(2)(x): x 1x1x4x4':
+        'special values: run 0: leaf 0 .grad: toygrad [[[[ 0.,  0., -0.,  '
+        '0.],  [ 0.,  0.,  0.,  0.],  [ inf,  0.,  0.,  0.],  [ 0.,  0.,  '
+        '0., -in...',
+    'nn.MaxPool2d(2)(x): x 2x3x5x7':
+        'special values: run 0: leaf 0 .grad: toygrad [[[[ 0.00000000e+000,'
+        ' 0.00000000e+000, 0.00000000e+000, ...,   0.00000000e+000,       '
+        'inf, 0...',
+    'number ** a: f32 2x3, 2':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0., -0., inf], '
+        '[-inf, nan, inf]], torch [[ 0.000000e+00, -0.000000e+00,      '
+        'inf], [     ...',
+    'number / a: f32 2x3, True':
+        'special values: run 1: leaf 0 .grad: toygrad [[ 1.401298e-45, '
+        '-7.204138e-39, 3.238560e+29], [-7.979135e-01, -0.000000e+00, '
+        '0.000000e+00]]...',
+    'number / a: f64 2x3, 2.5':
+        'special values: run 1: leaf 0 .grad: toygrad [[ 9.23039826e-301, '
+        '-2.65165622e+038, -9.88131292e-324], [ 1.91271903e+000, '
+        '-0.00000000e+000...',
+    'x[index] = value: on a non-leaf, f64 2x3, [0] = f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0.e+000, -0.e+000,'
+        '   nan], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000, '
+        '0.e+000],...',
+    'x[index] = value: on a non-leaf, f64 2x3, [:, 1] = 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[ 0.e+000, -0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000,   '
+        'inf], [...',
+    'x[index] = value: on the base of a view, f64 2x3, [0] = f64 3':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   nan], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000, '
+        '0.e+000], [...',
+    'x[index] = value: on the base of a view, f64 2x3, [:, 1] = 2.5':
+        'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
+        '   inf], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000,   '
+        'inf], [  ...',
+}
+
+
+GRADIENT_GRAPH = {
+    'Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss: x 3x1x6x6, target 3':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ConvolutionBackwardBackward0[1,13,14] > '
+        'ThresholdBackwardBackward0[2,10] > MaxPool2DWithIndic...',
+    'F.cross_entropy(logits, target): 1x3, target 1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'LogSoftmaxBackwardDataBackward0[1,3] > MulBackward0[2,-] > '
+        'AccumulateGrad(0-dim) > LogSoftmax...',
+    'F.cross_entropy(logits, target): 4x3, target 4':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'LogSoftmaxBackwardDataBackward0[1,3] > MulBackward0[2,-] > '
+        'AccumulateGrad(0-dim) > LogSoftmax...',
+    'F.cross_entropy(logits, target): f32 4x3, target 4':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'LogSoftmaxBackwardDataBackward0[1,3] > MulBackward0[2,-] > '
+        'AccumulateGrad(0-dim) > LogSoftmax...',
+    'F.linear(x, weight): x 3, weight 2x3':
+        'graphs of gradients: grad[0].graph: toygrad SqueezeBackward1[1] > '
+        'MmBackward0[2,4] > ViewBackward0[3] > AccumulateGrad(2) > '
+        'TBackward0[5]...',
+    'F.nll_loss(log_probs, target): 1x3, target 1':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch NllLossBackwardBackward0[1,2] > '
+        'AccumulateGr...',
+    'F.nll_loss(log_probs, target): 4x3, target 4':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch NllLossBackwardBackward0[1,2] > '
+        'AccumulateGr...',
+    'F.nll_loss(log_probs, target): f32 4x3, target 4':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch NllLossBackwardBackward0[1,2] > '
+        'AccumulateGr...',
+    'F.relu(x): f32 2x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float32 2x3 [[0., 0., 0.], [0., 0., 0.]]',
+    'F.relu(x): f64 0':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 0 []',
+    'F.relu(x): f64 0-dim':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 0-dim 0.',
+    'F.relu(x): f64 2x1x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 2x1x3 [[[0., 0., 0.]], [[0., 0., '
+        '0.]]]',
+    'F.relu(x): f64 2x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 2x3 [[0., 0., 0.], [0., 0., 0.]]',
+    'F.relu(x): f64 3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 3 [0., 0., 0.]',
+    'F.relu(x): f64 3x2, of x.t()':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 3x2 [[0., 0.], [0., 0.], [0., 0.]]',
+    'Tensor.add_(other): on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'Tensor.add_(other, alpha=2): on a leaf, f64 2x3 (no grad)':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,-] > AccumulateGrad(2x3), torch '
+        'ViewBackw...',
+    'Tensor.add_(other, alpha=2): on a non-leaf, f32 2x3, f32 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,-] > AccumulateGrad(2x3), torch '
+        'ViewBackw...',
+    'Tensor.add_(other, alpha=2): on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'Tensor.add_(other, alpha=2): on a non-leaf, f64 2x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,-] > AccumulateGrad(2x3), torch '
+        'ViewBackw...',
+    'Tensor.copy_(src): on a non-leaf, f32 2x3, f32 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'Tensor.copy_(src): on a non-leaf, f64 2x3, 2.5':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'Tensor.copy_(src): on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'Tensor.copy_(src): on a non-leaf, f64 2x3, f64 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'Tensor.div_(other): on a leaf, f64 2x3 (no grad)':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,6] > MulBackward0[4,-] > '
+        'NegBackward0[5] ...',
+    'Tensor.div_(other): on a non-leaf, f32 2x3, f32 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,8] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'Tensor.div_(other): on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'Tensor.div_(other): on a non-leaf, f64 2x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,8] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'Tensor.max() with ties: f64 2x2 all equal':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max() with ties: f64 [1, 3, 3]':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max(): f32 2x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max(): f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max(): f64 2x1x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max(): f64 2x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max(): f64 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch MaskedFillBackward1[-,1] > '
+        'DivBackward0[2,-]...',
+    'Tensor.max(): f64 3x2, of x.t()':
+        'graphs of gradients: grad[0].graph: toygrad TBackward0[1] > '
+        'MulBackward0[2,-] > AccumulateGrad(0-dim), torch TBackward0[1] > '
+        'MaskedFillBa...',
+    'Tensor.max(dim) with ties: f64 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > AccumulateGrad(2),'
+        ' torch ScatterBackward0[-,1...',
+    'Tensor.max(dim): f32 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > AccumulateGrad(2),'
+        ' torch ScatterBackward0[-,1...',
+    'Tensor.max(dim): f64 0-dim, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch ScatterBackward0...',
+    'Tensor.max(dim): f64 0-dim, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch ScatterBackward0...',
+    'Tensor.max(dim): f64 2x3, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > AccumulateGrad(2),'
+        ' torch ScatterBackward0[-,1...',
+    'Tensor.max(dim): f64 2x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > AccumulateGrad(3),'
+        ' torch ScatterBackward0[-,1...',
+    'Tensor.max(dim): f64 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > AccumulateGrad(2),'
+        ' torch ScatterBackward0[-,1...',
+    'Tensor.max(dim): f64 2x3x2, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(2x2), torch ScatterBackward0[-...',
+    'Tensor.max(dim, keepdim=True): f32 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(2x1), torch ScatterBackward0[-...',
+    'Tensor.max(dim, keepdim=True): f64 0-dim, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch ScatterBackward0...',
+    'Tensor.max(dim, keepdim=True): f64 0-dim, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(0-dim), torch ScatterBackward0...',
+    'Tensor.max(dim, keepdim=True): f64 2x3, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(2x1), torch ScatterBackward0[-...',
+    'Tensor.max(dim, keepdim=True): f64 2x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(1x3), torch ScatterBackward0[-...',
+    'Tensor.max(dim, keepdim=True): f64 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(2x1), torch ScatterBackward0[-...',
+    'Tensor.max(dim, keepdim=True): f64 2x3x2, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad '
+        'ValueSelectingReductionBackwardBackward0[1,-] > '
+        'AccumulateGrad(2x1x2), torch ScatterBackward0...',
+    'Tensor.mean(): f32 2x3':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(): f64 0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(): f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(): f64 2x1x3':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(): f64 2x3':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(): f64 3':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(): f64 3x2, of x.t()':
+        'graphs of gradients: grad[0].graph: toygrad TBackward0[1] > '
+        'DivBackward0[2,-] > ExpandBackward0[3] > AccumulateGrad(0-dim), '
+        'torch TBackwa...',
+    'Tensor.mean(dim): f32 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(2), torch '
+        'DivBackw...',
+    'Tensor.mean(dim): f64 0-dim, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(dim): f64 0-dim, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(dim): f64 0x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(3), torch '
+        'DivBackw...',
+    'Tensor.mean(dim): f64 2x3, dim=()':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(0-dim), '
+        'torch DivB...',
+    'Tensor.mean(dim): f64 2x3, dim=(-1, 0)':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(0-dim), '
+        'torch DivB...',
+    'Tensor.mean(dim): f64 2x3, dim=(0, 1)':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(0-dim), '
+        'torch DivB...',
+    'Tensor.mean(dim): f64 2x3, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(2), torch '
+        'DivBackw...',
+    'Tensor.mean(dim): f64 2x3, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(3), torch '
+        'DivBackw...',
+    'Tensor.mean(dim): f64 2x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(3), torch '
+        'DivBackw...',
+    'Tensor.mean(dim): f64 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(2), torch '
+        'DivBackw...',
+    'Tensor.mean(dim): f64 2x3, dim=[0, 1]':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(0-dim), '
+        'torch DivB...',
+    'Tensor.mean(dim): f64 2x3x2, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > ViewBackward0[3] > AccumulateGrad(2x2), torch'
+        ' DivBac...',
+    'Tensor.mean(dim, keepdim=True): f32 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(2x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 0-dim, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(dim, keepdim=True): f64 0-dim, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(0-dim), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mean(dim, keepdim=True): f64 0x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x3), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=()':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=(-1, 0)':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=(0, 1)':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(2x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x3), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x3), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(2x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=None':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3, dim=[0, 1]':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(1x1), torch DivBackward1[1] > '
+        'ExpandB...',
+    'Tensor.mean(dim, keepdim=True): f64 2x3x2, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad DivBackward0[1,-] > '
+        'ExpandBackward0[2] > AccumulateGrad(2x1x2), torch DivBackward1[1] '
+        '> Expan...',
+    'Tensor.mul_(other): on a non-leaf, f32 2x3, f32 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'CloneBackward0...',
+    'Tensor.mul_(other): on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'Tensor.mul_(other): on a non-leaf, f64 2x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'CloneBackward0...',
+    'Tensor.reciprocal(): f32 2x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(2x3) > '
+        'ReciprocalBac...',
+    'Tensor.reciprocal(): f64 0':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(0) > '
+        'ReciprocalBackw...',
+    'Tensor.reciprocal(): f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(0-dim) > '
+        'ReciprocalB...',
+    'Tensor.reciprocal(): f64 2x1x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(2x1x3) > '
+        'ReciprocalB...',
+    'Tensor.reciprocal(): f64 2x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(2x3) > '
+        'ReciprocalBac...',
+    'Tensor.reciprocal(): f64 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(3) > '
+        'ReciprocalBackw...',
+    'Tensor.reciprocal(): f64 3x2, of x.t()':
+        'graphs of gradients: grad[0].graph: toygrad TBackward0[1] > '
+        'MulBackward0[2,5] > MulBackward0[3,5] > NegBackward0[4] > '
+        'AccumulateGrad(2x3)...',
+    'Tensor.relu(): f32 2x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float32 2x3 [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.relu(): f64 0':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 0 []',
+    'Tensor.relu(): f64 0-dim':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 0-dim 0.',
+    'Tensor.relu(): f64 2x1x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 2x1x3 [[[0., 0., 0.]], [[0., 0., '
+        '0.]]]',
+    'Tensor.relu(): f64 2x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 2x3 [[0., 0., 0.], [0., 0., 0.]]',
+    'Tensor.relu(): f64 3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 3 [0., 0., 0.]',
+    'Tensor.relu(): f64 3x2, of x.t()':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 3x2 [[0., 0.], [0., 0.], [0., 0.]]',
+    'Tensor.squeeze(): f64 1x1':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'AccumulateGrad(0-dim), torch UnsqueezeBackward0[1] > '
+        'UnsqueezeBackward0[2]...',
+    'Tensor.squeeze(): f64 2x1x3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'AccumulateGrad(2x3), torch UnsqueezeBackward0[1] > '
+        'AccumulateGrad(2x3)',
+    'Tensor.squeeze(dim): f64 0-dim, 0':
+        'graphs of gradients: grad[0].is_leaf: toygrad False, torch True',
+    'Tensor.squeeze(dim): f64 1, -1':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'AccumulateGrad(0-dim), torch UnsqueezeBackward0[1] > '
+        'AccumulateGrad(0-dim)',
+    'Tensor.squeeze(dim): f64 2x1x3, -2':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'AccumulateGrad(2x3), torch UnsqueezeBackward0[1] > '
+        'AccumulateGrad(2x3)',
+    'Tensor.squeeze(dim): f64 2x1x3, 0':
+        'graphs of gradients: grad[0].is_leaf: toygrad False, torch True',
+    'Tensor.squeeze(dim): f64 2x1x3, 1':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'AccumulateGrad(2x3), torch UnsqueezeBackward0[1] > '
+        'AccumulateGrad(2x3)',
+    'Tensor.sub_(other): on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'Tensor.sum(dim): f32 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(2), torch ExpandBackward0[1] > '
+        'Unsquee...',
+    'Tensor.sum(dim): f64 0x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(3), torch ExpandBackward0[1] > '
+        'Unsquee...',
+    'Tensor.sum(dim): f64 2x3, dim=()':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(0-dim), torch ExpandBackward0[1]'
+        ' > Acc...',
+    'Tensor.sum(dim): f64 2x3, dim=(-1, 0)':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(0-dim), torch ExpandBackward0[1]'
+        ' > Uns...',
+    'Tensor.sum(dim): f64 2x3, dim=(0, 1)':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(0-dim), torch ExpandBackward0[1]'
+        ' > Uns...',
+    'Tensor.sum(dim): f64 2x3, dim=-1':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(2), torch ExpandBackward0[1] > '
+        'Unsquee...',
+    'Tensor.sum(dim): f64 2x3, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(3), torch ExpandBackward0[1] > '
+        'Unsquee...',
+    'Tensor.sum(dim): f64 2x3, dim=0':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(3), torch ExpandBackward0[1] > '
+        'Unsquee...',
+    'Tensor.sum(dim): f64 2x3, dim=1':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(2), torch ExpandBackward0[1] > '
+        'Unsquee...',
+    'Tensor.sum(dim): f64 2x3, dim=[0, 1]':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(0-dim), torch ExpandBackward0[1]'
+        ' > Uns...',
+    'Tensor.sum(dim): f64 2x3x2, dim=-2':
+        'graphs of gradients: grad[0].graph: toygrad ExpandBackward0[1] > '
+        'ViewBackward0[2] > AccumulateGrad(2x2), torch ExpandBackward0[1] >'
+        ' Unsqu...',
+    'Tensor.zero_(): on a non-leaf, f32 2x3':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'Tensor.zero_(): on a non-leaf, f64 2x3':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'a * b: f32 2x3, f64 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a * b: f32 2x3, f64 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad False, torch '
+        'True',
+    'a ** b: f32 2x3, f32 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > AccumulateGrad(3) > '
+        'PowBackward...',
+    'a ** b: f32 2x3, f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > AccumulateGrad(0-dim) > '
+        'PowBack...',
+    'a ** b: f32 2x3, f64 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad False, torch '
+        'True',
+    'a ** b: f64 0-dim, f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(0-dim) > AccumulateGrad(0-dim) '
+        '> PowBa...',
+    'a ** b: f64 0-dim, f64 2x3':
+        'graphs of gradients: grad[0].graph: toygrad SumBackward0[1] > '
+        'MulBackward0[2,5] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'AccumulateGra...',
+    'a ** b: f64 0x3, f64 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(0x3) > AccumulateGrad(3) > '
+        'PowBackward...',
+    'a ** b: f64 2x1, f64 1x3':
+        'graphs of gradients: grad[0].graph: toygrad SumBackward1[1] > '
+        'MulBackward0[2,5] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'AccumulateGra...',
+    'a ** b: f64 2x3 (no grad), f64 3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'WhereBackward0...',
+    'a ** b: f64 2x3, f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > AccumulateGrad(0-dim) > '
+        'PowBack...',
+    'a ** b: f64 2x3, f64 2x3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > AccumulateGrad(2x3) > '
+        'PowBackwa...',
+    'a ** b: f64 2x3, f64 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,4] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > AccumulateGrad(3) > '
+        'PowBackward...',
+    'a ** b: f64 2x3, f64 3 (no grad)':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward1[4,-] > '
+        'AccumulateG...',
+    'a ** b: f64 3, f64 2x3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,6] > MulBackward0[4,5] > '
+        'AccumulateGrad(2...',
+    'a ** b: i64 2x3, f32 3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'WhereBackward0...',
+    'a ** b: i64 2x3, f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad SumBackward0[1] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > WhereBackward0[4] > '
+        'MulBackward0[...',
+    'a ** number: f32 2x3, -1':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f32 2x3, 0':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'a ** number: f32 2x3, 0.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f32 2x3, 2':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f32 2x3, 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f64 0-dim, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(0-dim) > PowBackward0[4] > '
+        'AccumulateG...',
+    'a ** number: f64 2x3, -1':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f64 2x3, 0':
+        'graphs of gradients: grad[0].requires_grad: toygrad True, torch '
+        'False',
+    'a ** number: f64 2x3, 0.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f64 2x3, 2':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a ** number: f64 2x3, 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'MulBackward0[2,-] > AccumulateGrad(2x3) > PowBackward0[4] > '
+        'AccumulateGra...',
+    'a *= b: on a non-leaf, f32 2x3, f32 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'CloneBackward0...',
+    'a *= b: on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a *= b: on a non-leaf, f64 2x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > MulBackward0[3,4] > AccumulateGrad(2x3) > '
+        'CloneBackward0...',
+    'a + b: f32 2x3, f64 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a + b: f32 2x3, f64 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad False, torch '
+        'True',
+    'a += b: on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a - b: f32 2x3, f64 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a - b: f32 2x3, f64 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad False, torch '
+        'True',
+    'a -= b: on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a / b: bool 2x3, f64 3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,6] > MulBackward0[4,-] > '
+        'NegBackward0[5] ...',
+    'a / b: f32 2x3, f32 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,7] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'a / b: f32 2x3, f64 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a / b: f32 2x3, f64 3':
+        'graphs of gradients: grad[0].requires_grad: toygrad False, torch '
+        'True',
+    'a / b: f64 0-dim, f64 0-dim':
+        'graphs of gradients: grad[1].graph: toygrad DivBackward0[1,5] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(0-dim) > '
+        'AccumulateG...',
+    'a / b: f64 0-dim, f64 2x3':
+        'graphs of gradients: grad[1].graph: toygrad DivBackward0[1,5] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(2x3) > '
+        'AccumulateGra...',
+    'a / b: f64 0x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,7] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'a / b: f64 2x1, f64 1x3':
+        'graphs of gradients: grad[1].graph: toygrad SumBackward1[1] > '
+        'DivBackward0[2,6] > MulBackward0[3,5] > NegBackward0[4] > '
+        'AccumulateGrad(2x...',
+    'a / b: f64 2x3 (no grad), f64 3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,6] > MulBackward0[4,-] > '
+        'NegBackward0[5] ...',
+    'a / b: f64 2x3, f64 0-dim':
+        'graphs of gradients: grad[1].graph: toygrad SumBackward0[1] > '
+        'DivBackward0[2,6] > MulBackward0[3,5] > NegBackward0[4] > '
+        'AccumulateGrad(2x...',
+    'a / b: f64 2x3, f64 2x3':
+        'graphs of gradients: grad[1].graph: toygrad DivBackward0[1,5] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(2x3) > '
+        'AccumulateGra...',
+    'a / b: f64 2x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,7] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'a / b: f64 3, f64 2x3':
+        'graphs of gradients: grad[1].graph: toygrad DivBackward0[1,5] > '
+        'MulBackward0[2,4] > NegBackward0[3] > AccumulateGrad(2x3) > '
+        'AccumulateGra...',
+    'a / b: i64 2x3, f32 3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,6] > MulBackward0[4,-] > '
+        'NegBackward0[5] ...',
+    'a / b: i64 2x3, f64 0-dim':
+        'graphs of gradients: grad[0].graph: toygrad SumBackward0[1] > '
+        'DivBackward0[2,5] > MulBackward0[3,-] > NegBackward0[4] > '
+        'AccumulateGrad(2x...',
+    'a /= b: on a leaf, f64 2x3 (no grad)':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,6] > MulBackward0[4,-] > '
+        'NegBackward0[5] ...',
+    'a /= b: on a non-leaf, f32 2x3, f32 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,8] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'a /= b: on a non-leaf, f64 2x3, f32 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'a /= b: on a non-leaf, f64 2x3, f64 3':
+        'graphs of gradients: grad[1].graph: toygrad ViewBackward0[1] > '
+        'SumBackward1[2] > DivBackward0[3,8] > MulBackward0[4,6] > '
+        'NegBackward0[5] ...',
+    'a @ b: f64 2x2x3, f64 3':
+        'graphs of gradients: grad[0].graph: toygrad ViewBackward0[1] > '
+        'MulBackward0[2,5] > UnsqueezeBackward0[3] > ViewBackward0[4] > '
+        'AccumulateG...',
+    'a @ b: f64 2x3, f64 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'UnsqueezeBackward0[2] > AccumulateGrad(2) > AccumulateGrad(3), '
+        'torch MulB...',
+    'a @ b: f64 3, f64 3x2':
+        'graphs of gradients: grad[0].graph: toygrad SqueezeBackward1[1] > '
+        'MmBackward0[2,4] > ViewBackward0[3] > AccumulateGrad(2) > '
+        'TBackward0[5]...',
+    'a.mv(v): f32 2x3, f32 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'UnsqueezeBackward0[2] > AccumulateGrad(2) > AccumulateGrad(3), '
+        'torch MulB...',
+    'a.mv(v): f64 2x3, f64 3':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,3] > '
+        'UnsqueezeBackward0[2] > AccumulateGrad(2) > AccumulateGrad(3), '
+        'torch MulB...',
+    'a.mv(v): f64 2x3, f64 3 (no grad)':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'UnsqueezeBackward0[2] > AccumulateGrad(2), torch MulBackward0[1,-]'
+        ' > View...',
+    'autograd.Function with a non-differentiable output: f32 2x3, f64 0-dim':
+        'graphs of gradients: grad[1].requires_grad: toygrad False, torch '
+        'True',
+    'nn.Linear(in, out)(x): x 3, bias=False':
+        'graphs of gradients: grad[0].graph: toygrad SqueezeBackward1[1] > '
+        'MmBackward0[2,4] > ViewBackward0[3] > AccumulateGrad(2) > '
+        'TBackward0[5]...',
+    'nn.ReLU()(x): f32 2x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float32 2x3 [[0., 0., 0.], [0., 0., 0.]]',
+    'nn.ReLU()(x): f64 0':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 0 []',
+    'nn.ReLU()(x): f64 0-dim':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 0-dim 0.',
+    'nn.ReLU()(x): f64 2x1x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 2x1x3 [[[0., 0., 0.]], [[0., 0., '
+        '0.]]]',
+    'nn.ReLU()(x): f64 2x3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 2x3 [[0., 0., 0.], [0., 0., 0.]]',
+    'nn.ReLU()(x): f64 3':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 3 [0., 0., 0.]',
+    'nn.ReLU()(x): f64 3x2, of x.t()':
+        'graphs of gradients: second order: 0.grad: toygrad gives NoneType '
+        'None, torch a tensor of float64 3x2 [[0., 0.], [0., 0.], [0., 0.]]',
+    'number ** a: f32 2x3, 0.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > PowBackward2[4] > '
+        'AccumulateGra...',
+    'number ** a: f32 2x3, 2':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > PowBackward2[4] > '
+        'AccumulateGra...',
+    'number ** a: f32 2x3, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > PowBackward2[4] > '
+        'AccumulateGra...',
+    'number ** a: f64 0-dim, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(0-dim) > PowBackward2[4] > '
+        'AccumulateG...',
+    'number ** a: f64 2x3, 0.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > PowBackward2[4] > '
+        'AccumulateGra...',
+    'number ** a: f64 2x3, 2':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > PowBackward2[4] > '
+        'AccumulateGra...',
+    'number ** a: f64 2x3, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,-] > '
+        'MulBackward0[2,3] > AccumulateGrad(2x3) > PowBackward2[4] > '
+        'AccumulateGra...',
+    'number / a: f32 2x3, 2':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'number / a: f32 2x3, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'number / a: f32 2x3, True':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'number / a: f64 0-dim, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'number / a: f64 2x3, 2':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'number / a: f64 2x3, 2.5':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'number / a: f64 2x3, True':
+        'graphs of gradients: grad[0].graph: toygrad MulBackward0[1,5] > '
+        'MulBackward0[2,5] > NegBackward0[3] > MulBackward0[4,-] > '
+        'AccumulateGrad(...',
+    'x[0] * x[1:].sum(0), x[:, 1]: f64 3x4':
+        'graphs of gradients: grad[0].graph: toygrad AddBackward0[1,11] > '
+        'AddBackward0[2,4] > SelectBackwardBackward0[3] > AccumulateGrad(3)'
+        ' > Sli...',
+}
+
+
+SAVED_SEQUENCE = {
+    'Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss: x 3x1x6x6, target 3':
+        "saved tensors: as given: toygrad [('leaf 0', (3, 1, 6, 6), "
+        "'float64'), ('another tensor', (2, 1, 3, 3), 'float64'), ('another"
+        " tensor', (3...",
+    'F.cross_entropy(logits, target): 1x3, target 1':
+        "saved tensors: as given: toygrad [('another tensor', (1, 3), "
+        "'float64'), ('another tensor', (1,), 'int64')], torch [('another "
+        "tensor', (1...",
+    'F.cross_entropy(logits, target): 4x3, target 4':
+        "saved tensors: as given: toygrad [('another tensor', (4, 3), "
+        "'float64'), ('another tensor', (4,), 'int64')], torch [('another "
+        "tensor', (4...",
+    'F.cross_entropy(logits, target): f32 4x3, target 4':
+        "saved tensors: as given: toygrad [('another tensor', (4, 3), "
+        "'float32'), ('another tensor', (4,), 'int64')], torch [('another "
+        "tensor', (4...",
+    'F.linear(x, weight, bias): x 2x4x3, weight 2x3, bias 2':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float64'), ('another tensor', (8, 3), 'float64')], torch "
+        "[('another tensor'...",
+    'F.linear(x, weight, bias): x 3, weight 2x3, bias 2':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float64'), ('another tensor', (1, 3), 'float64')], torch "
+        "[('another tensor'...",
+    'F.linear(x, weight, bias): x 4x3, weight 2x3, bias 2':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float64'), ('leaf 0', (4, 3), 'float64')], torch [('leaf 0', (4, "
+        "3), 'float...",
+    'F.linear(x, weight, bias): x f32 4x3, weight f32 2x3, bias f32 2':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float32'), ('leaf 0', (4, 3), 'float32')], torch [('leaf 0', (4, "
+        "3), 'float...",
+    'F.nll_loss(log_probs, target): 1x3, target 1':
+        "saved tensors: as given: toygrad [('another tensor', (1,), "
+        "'int64')], torch [('leaf 0', (1, 3), 'float64'), ('leaf 1', (1,), "
+        "'int64'), ('...",
+    'F.nll_loss(log_probs, target): 4x3, target 4':
+        "saved tensors: as given: toygrad [('another tensor', (4,), "
+        "'int64')], torch [('leaf 0', (4, 3), 'float64'), ('leaf 1', (4,), "
+        "'int64'), ('...",
+    'F.nll_loss(log_probs, target): f32 4x3, target 4':
+        "saved tensors: as given: toygrad [('another tensor', (4,), "
+        "'int64')], torch [('leaf 0', (4, 3), 'float32'), ('leaf 1', (4,), "
+        "'int64'), ('...",
+    'Tensor.div_(other): on a leaf, f64 2x3 (no grad)':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64')...",
+    'Tensor.div_(other): on a leaf, f64 2x3, f64 3':
+        "saved tensors: only input 1 requires grad: toygrad [('another "
+        "tensor', (2, 3), 'float64'), ('leaf 1', (3,), 'float64')], torch "
+        "[('leaf 1'...",
+    'Tensor.div_(other): on a non-leaf, f32 2x3, f32 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float32'), ('leaf 1', (3,), 'float32')], torch [('leaf 1', (3,), "
+        "'float32')...",
+    'Tensor.div_(other): on a non-leaf, f64 2x3, f32 0-dim':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (), 'float32')], torch [('leaf 1', (), "
+        "'float32'), ('...",
+    'Tensor.div_(other): on a non-leaf, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64')...",
+    'Tensor.div_(other): on a view of a leaf, f64 2x3, f64 3':
+        "saved tensors: only input 1 requires grad: toygrad [('another "
+        "tensor', (3,), 'float64'), ('leaf 1', (3,), 'float64')], torch "
+        "[('leaf 1', ...",
+    'Tensor.div_(other): on a view of a non-leaf, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (3,), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64'), ...",
+    'Tensor.div_(other): on an input saved for backward, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('another tensor', (2, 3), 'float64'), ('another "
+        "tensor', (2, 3)...",
+    'Tensor.div_(other): on an output saved for backward, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), 'float64'),"
+        " ('another tensor', (2, 3), 'float64'), ('leaf 1', (3,), "
+        "'float64')], t...",
+    'Tensor.div_(other): on the base of a view, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64')...",
+    'a ** b: f32 2x3, f32 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float32'), "
+        "('leaf 1', (3,), 'float32'), ('output 0', (2, 3), 'float32')], "
+        "torch [('...",
+    'a ** b: f32 2x3, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float32'), "
+        "('leaf 1', (), 'float64'), ('output 0', (2, 3), 'float32')], torch"
+        " [('le...",
+    'a ** b: f32 2x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float32'), "
+        "('leaf 1', (3,), 'float64'), ('output 0', (2, 3), 'float64')], "
+        "torch [('...",
+    'a ** b: f64 0-dim, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (), 'float64'), "
+        "('leaf 1', (), 'float64'), ('output 0', (), 'float64')], torch "
+        "[('leaf 1', (...",
+    'a ** b: f64 0-dim, f64 2x3':
+        "saved tensors: as given: toygrad [('leaf 0', (), 'float64'), "
+        "('leaf 1', (2, 3), 'float64'), ('output 0', (2, 3), 'float64')], "
+        "torch [('le...",
+    'a ** b: f64 0x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (0, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64'), ('output 0', (0, 3), 'float64')], "
+        "torch [('...",
+    'a ** b: f64 2x1, f64 1x3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 1), 'float64'), "
+        "('leaf 1', (1, 3), 'float64'), ('output 0', (2, 3), 'float64')], "
+        'torch [...',
+    'a ** b: f64 2x3 (no grad), f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64'), ('output 0', (2, 3), 'float64')], "
+        "torch [('...",
+    'a ** b: f64 2x3, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (), 'float64'), ('output 0', (2, 3), 'float64')], torch"
+        " [('le...",
+    'a ** b: f64 2x3, f64 2x3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (2, 3), 'float64'), ('output 0', (2, 3), 'float64')], "
+        'torch [...',
+    'a ** b: f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64'), ('output 0', (2, 3), 'float64')], "
+        "torch [('...",
+    'a ** b: f64 2x3, f64 3 (no grad)':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64'), ('output 0', (2, 3), 'float64')], "
+        "torch [('...",
+    'a ** b: f64 3, f64 2x3':
+        "saved tensors: as given: toygrad [('leaf 0', (3,), 'float64'), "
+        "('leaf 1', (2, 3), 'float64'), ('output 0', (2, 3), 'float64')], "
+        "torch [('...",
+    'a ** b: i64 2x3, f32 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'int64'), "
+        "('leaf 1', (3,), 'float32'), ('output 0', (2, 3), 'float32')], "
+        "torch [('le...",
+    'a ** b: i64 2x3, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'int64'), "
+        "('leaf 1', (), 'float64'), ('output 0', (2, 3), 'float64')], torch"
+        " [('leaf...",
+    'a / b: bool 2x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'bool'), "
+        "('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), 'float64'), "
+        "('leaf 0'...",
+    'a / b: f32 2x3, f32 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float32'), "
+        "('leaf 1', (3,), 'float32')], torch [('leaf 1', (3,), 'float32'), "
+        "('leaf...",
+    'a / b: f32 2x3, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float32'), "
+        "('leaf 1', (), 'float64')], torch [('leaf 1', (), 'float64'), "
+        "('leaf 0',...",
+    'a / b: f32 2x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float32'), "
+        "('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), 'float64'), "
+        "('leaf...",
+    'a / b: f64 0-dim, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (), 'float64'), "
+        "('leaf 1', (), 'float64')], torch [('leaf 1', (), 'float64'), "
+        "('leaf 0', (),...",
+    'a / b: f64 0-dim, f64 2x3':
+        "saved tensors: as given: toygrad [('leaf 0', (), 'float64'), "
+        "('leaf 1', (2, 3), 'float64')], torch [('leaf 1', (2, 3), "
+        "'float64'), ('leaf...",
+    'a / b: f64 0x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (0, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), 'float64'), "
+        "('leaf...",
+    'a / b: f64 2x1, f64 1x3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 1), 'float64'), "
+        "('leaf 1', (1, 3), 'float64')], torch [('leaf 1', (1, 3), "
+        "'float64'), ('...",
+    'a / b: f64 2x3 (no grad), f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), 'float64'), "
+        "('leaf...",
+    'a / b: f64 2x3, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (), 'float64')], torch [('leaf 1', (), 'float64'), "
+        "('leaf 0',...",
+    'a / b: f64 2x3, f64 2x3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (2, 3), 'float64')], torch [('leaf 1', (2, 3), "
+        "'float64'), ('...",
+    'a / b: f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), 'float64'), "
+        "('leaf...",
+    'a / b: f64 3, f64 2x3':
+        "saved tensors: as given: toygrad [('leaf 0', (3,), 'float64'), "
+        "('leaf 1', (2, 3), 'float64')], torch [('leaf 1', (2, 3), "
+        "'float64'), ('le...",
+    'a / b: i64 2x3, f32 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'int64'), "
+        "('leaf 1', (3,), 'float32')], torch [('leaf 1', (3,), 'float32'), "
+        "('leaf 0...",
+    'a / b: i64 2x3, f64 0-dim':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'int64'), "
+        "('leaf 1', (), 'float64')], torch [('leaf 1', (), 'float64'), "
+        "('leaf 0', (...",
+    'a /= b: on a leaf, f64 2x3 (no grad)':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64')...",
+    'a /= b: on a leaf, f64 2x3, f64 3':
+        "saved tensors: only input 1 requires grad: toygrad [('another "
+        "tensor', (2, 3), 'float64'), ('leaf 1', (3,), 'float64')], torch "
+        "[('leaf 1'...",
+    'a /= b: on a non-leaf, f32 2x3, f32 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float32'), ('leaf 1', (3,), 'float32')], torch [('leaf 1', (3,), "
+        "'float32')...",
+    'a /= b: on a non-leaf, f64 2x3, f32 0-dim':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (), 'float32')], torch [('leaf 1', (), "
+        "'float32'), ('...",
+    'a /= b: on a non-leaf, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64')...",
+    'a /= b: on a view of a leaf, f64 2x3, f64 3':
+        "saved tensors: only input 1 requires grad: toygrad [('another "
+        "tensor', (3,), 'float64'), ('leaf 1', (3,), 'float64')], torch "
+        "[('leaf 1', ...",
+    'a /= b: on a view of a non-leaf, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (3,), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64'), ...",
+    'a /= b: on an input saved for backward, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('another tensor', (2, 3), 'float64'), ('another "
+        "tensor', (2, 3)...",
+    'a /= b: on an output saved for backward, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), 'float64'),"
+        " ('another tensor', (2, 3), 'float64'), ('leaf 1', (3,), "
+        "'float64')], t...",
+    'a /= b: on the base of a view, f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('another tensor', (2, 3), "
+        "'float64'), ('leaf 1', (3,), 'float64')], torch [('leaf 1', (3,), "
+        "'float64')...",
+    'a @ b: f64 2x1x2x3, f64 3x3x2':
+        "saved tensors: as given: toygrad [('another tensor', (6, 2, 3), "
+        "'float64'), ('another tensor', (6, 3, 2), 'float64')], torch "
+        "[('another t...",
+    'a @ b: f64 2x2x3, f64 2x3x4':
+        "saved tensors: as given: toygrad [('another tensor', (2, 2, 3), "
+        "'float64'), ('another tensor', (2, 3, 4), 'float64')], torch "
+        "[('another t...",
+    'a.bmm(b): f32 2x2x3, f32 2x3x4':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 2, 3), "
+        "'float32'), ('leaf 1', (2, 3, 4), 'float32')], torch [('leaf 1', "
+        "(2, 3, 4), 'floa...",
+    'a.bmm(b): f64 2x2x3, f64 2x3x4':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 2, 3), "
+        "'float64'), ('leaf 1', (2, 3, 4), 'float64')], torch [('leaf 1', "
+        "(2, 3, 4), 'floa...",
+    'autograd.grad(..., create_graph=True), then grad again: f64 2x3, f64 3':
+        "saved tensors: as given: toygrad [('leaf 0', (2, 3), 'float64'), "
+        "('leaf 0', (2, 3), 'float64'), ('leaf 1', (3,), 'float64'), "
+        "('another te...",
+    'autograd.gradcheck(f, inputs): f64 3, right backward':
+        'saved tensors: as given: saved 0 (leaf 0): toygrad [-0.49458356, '
+        '1.54073544, -0.34640101], torch [-0.49458456, 1.54073544, '
+        '-0.34640101]',
+    'autograd.gradgradcheck(f, inputs, grad_outputs): f64 3, Cube':
+        "saved tensors: as given: toygrad [('leaf 0', (3,), 'float64'), "
+        "('leaf 0', (3,), 'float64'), ('another tensor', (3,), 'float64'), "
+        "('anothe...",
+    'autograd.gradgradcheck(f, inputs, grad_outputs): f64 3, tanh(x ** 3)':
+        "saved tensors: as given: toygrad [('leaf 0', (3,), 'float64'), "
+        "('leaf 0', (3,), 'float64'), ('leaf 0', (3,), 'float64'), "
+        "('another tensor...",
+    'nn.Linear(in, out)(x): x 2x4x3, bias=True':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float64'), ('another tensor', (8, 3), 'float64')], torch "
+        "[('another tensor'...",
+    'nn.Linear(in, out)(x): x 3, bias=True':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float64'), ('another tensor', (1, 3), 'float64')], torch "
+        "[('another tensor'...",
+    'nn.Linear(in, out)(x): x 4x3, bias=True':
+        "saved tensors: as given: toygrad [('another tensor', (3, 2), "
+        "'float64'), ('leaf 0', (4, 3), 'float64')], torch [('leaf 0', (4, "
+        "3), 'float...",
+    'nn.Sequential(Linear, ReLU, Linear)(x): x 5x3':
+        "saved tensors: as given: toygrad [('another tensor', (3, 4), "
+        "'float64'), ('leaf 0', (5, 3), 'float64'), ('another tensor', (5, "
+        "4), 'float...",
+    'number ** a: f32 2x3, 0.5':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), "
+        "'float32')], torch [('leaf 0', (2, 3), 'float32'), ('output 0', "
+        "(2, 3), 'float32')]",
+    'number ** a: f32 2x3, 2':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), "
+        "'float32')], torch [('leaf 0', (2, 3), 'float32'), ('output 0', "
+        "(2, 3), 'float32')]",
+    'number ** a: f32 2x3, 2.5':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), "
+        "'float32')], torch [('leaf 0', (2, 3), 'float32'), ('output 0', "
+        "(2, 3), 'float32')]",
+    'number ** a: f64 0-dim, 2.5':
+        "saved tensors: as given: toygrad [('output 0', (), 'float64')], "
+        "torch [('leaf 0', (), 'float64'), ('output 0', (), 'float64')]",
+    'number ** a: f64 2x3, 0.5':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), "
+        "'float64')], torch [('leaf 0', (2, 3), 'float64'), ('output 0', "
+        "(2, 3), 'float64')]",
+    'number ** a: f64 2x3, 2':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), "
+        "'float64')], torch [('leaf 0', (2, 3), 'float64'), ('output 0', "
+        "(2, 3), 'float64')]",
+    'number ** a: f64 2x3, 2.5':
+        "saved tensors: as given: toygrad [('output 0', (2, 3), "
+        "'float64')], torch [('leaf 0', (2, 3), 'float64'), ('output 0', "
+        "(2, 3), 'float64')]",
+}

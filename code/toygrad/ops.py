@@ -1931,10 +1931,10 @@ def _log_softmax_backward(grad, out, dim):
         total = grad @ np.ones((grad.shape[1], 1), grad.dtype)
     else:
         total = grad.sum(axis=dim, keepdims=True)
-    if dim == grad.ndim - 1 and not total.all():
-        # PyTorch's kernel for the last dim sums a row from its first
-        # element, so a row of -0.0 sums to -0.0 (NumPy's from +0.0): then
-        # its gradient is -0.0 - exp(out) * -0.0, +0.0.
+    if (dim == grad.ndim - 1 or not grad.ndim) and not total.all():
+        # PyTorch's kernel for the last dim (and a 0-dim tensor) sums a row
+        # from its first element, so a row of -0.0 sums to -0.0 (NumPy's
+        # from +0.0): then its gradient is -0.0 - exp(out) * -0.0, +0.0.
         negative_zeros = np.signbit(grad).all(axis=dim, keepdims=True) & (
             total == 0)
         total = np.where(negative_zeros, -total, total)
@@ -1981,8 +1981,11 @@ class NllLoss(Function):
     node_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, log_probs, target):
-        # The labels come in as an array: PyTorch gives them no edge.
+    def forward(ctx, log_probs, labels):
+        # The labels tensor comes in a tuple, so that it gets no edge (as in
+        # PyTorch), and is saved itself, as PyTorch saves it.
+        (labels,) = labels
+        target = labels.data
         rows = np.arange(len(target))
         try:
             picked = log_probs.data[rows, target]
@@ -1992,7 +1995,7 @@ class NllLoss(Function):
         # What PyTorch's node saves, in its order: the input, the target
         # and the total weight (the count of the mean).
         total_weight = Tensor(np.asarray(len(rows), log_probs.dtype))
-        ctx.save_for_backward(log_probs, Tensor(target), total_weight)
+        ctx.save_for_backward(log_probs, labels, total_weight)
         # 0 - sum, not -sum: PyTorch subtracts from a zero, so a loss of
         # zero is +0.0, never -0.0.
         return Tensor(np.asarray((0.0 - picked.sum()) / len(rows),
@@ -2005,7 +2008,7 @@ class NllLoss(Function):
             return Tensor(_nll_loss_backward(
                 grad.data, log_probs.shape, target.data,
                 total_weight.data)), None
-        return NllLossBackward.apply(grad, log_probs, target.data,
+        return NllLossBackward.apply(grad, log_probs, (target,),
                                      total_weight.data), None
 
     jvp = linear_in(0)
@@ -2027,17 +2030,18 @@ class NllLossBackward(Function):
     node_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, log_probs, target, total_weight):
-        ctx.save_for_backward(Tensor(target))
+    def forward(ctx, grad, log_probs, labels, total_weight):
+        (labels,) = labels  # in a tuple: no edge, as in NllLoss
+        ctx.save_for_backward(labels)
         ctx.shape = log_probs.shape
-        return Tensor(_nll_loss_backward(grad.data, log_probs.shape, target,
-                                         total_weight))
+        return Tensor(_nll_loss_backward(grad.data, log_probs.shape,
+                                         labels.data, total_weight))
 
     @staticmethod
     def backward(ctx, grad_grad):
         (target,) = ctx.saved_tensors
         need_grad, need_log_probs = ctx.needs_input_grad[:2]
-        return (NllLoss.apply(grad_grad, target.data) if need_grad else None,
+        return (NllLoss.apply(grad_grad, (target,)) if need_grad else None,
                 Tensor(np.zeros(ctx.shape, grad_grad.dtype))
                 if need_log_probs else None, None, None)
 

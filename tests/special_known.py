@@ -296,6 +296,16 @@ SPECIAL_UPSTREAM = {
         'special values: run 0: leaf 0 .grad: toygrad [[0.e+000, 0.e+000,'
         '   inf], [  -inf,   nan, 1.e+300]], torch [[0.e+000, 0.e+000,   '
         'inf], [  ...',
+    'F.log_softmax(x, dim) at special points: f32 special points, nan, 0':
+        'special values: float32, a dim other than the last: at the '
+        'subnormal level PyTorch\'s vectorized kernel rounds grad - '
+        'exp(out) * sum to -0.0 where NumPy\'s gives -1e-45 or 0.0 '
+        '(its exp and fused multiply-add, not the formula)',
+    'F.log_softmax(x, dim) at special points: f32 special points, ties, 0':
+        'special values: float32, a dim other than the last: at the '
+        'subnormal level PyTorch\'s vectorized kernel rounds grad - '
+        'exp(out) * sum to -0.0 where NumPy\'s gives -1e-45 or 0.0 '
+        '(its exp and fused multiply-add, not the formula)',
 }
 
 

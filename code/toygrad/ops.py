@@ -848,10 +848,13 @@ class MaxAll(Function):
     @staticmethod
     def jvp(ctx, ta):
         # The mean of the tangents where the max is, as PyTorch's
-        # evenly_read_jvp.
+        # evenly_read_jvp: sum(mask * (t / count)), its mask input == max
+        # (none where the max is nan: then 0 * (t / 0), a nan).
         (a,), (out,) = ctx.primals, ctx.results
-        where = _max_mask(a.data, out.data)
-        return (ta * _constant((where / where.sum()).astype(ta.dtype))).sum()
+        where = a.data == out.data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = ta / Tensor(np.asarray(where.sum()))
+            return (_constant(where.astype(ta.dtype)) * share).sum()
 
 
 def _max_mask(array, value):

@@ -1143,6 +1143,51 @@ def _nll_samples(rng):
         out.append(Sample(text, (x, Leaf(np.array(target)))))
     return out
 
+# Inputs at the special points of the reductions, products and losses
+# (issue 24): zeros of both signs, infinities, nan, extreme magnitudes, ties.
+# Their gradients, from special upstream gradients too
+# (tests/test_differential_special.py), must be PyTorch's.
+REDUCTION_POINTS = {
+    "float64": ((0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e-300, 2.0,
+                 -0.5, 2.0),
+                (0.0, -0.0, np.inf, np.inf, -np.inf, 1e300, 2.0, 2.0, -0.5,
+                 -0.0)),
+    "float32": ((0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -1e-45, 2.0,
+                 -0.5, 2.0),
+                (0.0, -0.0, np.inf, np.inf, -np.inf, 3e38, 2.0, 2.0, -0.5,
+                 -0.0))}
+
+
+def special_point_samples(*extra, matrix=False):
+    """2x5 tensors of REDUCTION_POINTS (with nan, then without: ties of
+    inf, 2.0 and the zeros), in float64 and float32, each with ``extra``
+    arguments; with ``matrix``, also a 5x3 operand of ordinary numbers."""
+    def samples(rng):
+        out = []
+        for dtype in FLOATS:
+            for name, points in zip(("nan", "ties"), REDUCTION_POINTS[dtype]):
+                x = Leaf(np.array(points, dtype).reshape(2, 5), True)
+                args = (x, leaf(rng, (5, 3), dtype)) if matrix else (x,)
+                for more in extra or ((),):
+                    text = f"{SHORT[dtype]} special points, {name}"
+                    if more:
+                        text += ", " + ", ".join(map(repr, more))
+                    out.append(Sample(text, args + more))
+        return out
+    return samples
+
+
+def _special_nll_samples(rng):
+    out = []
+    for dtype in FLOATS:
+        points = np.array(REDUCTION_POINTS[dtype][0], dtype).reshape(2, 5)
+        out.append(Sample(f"{SHORT[dtype]} special points, target [4, 0]",
+                          (Leaf(points, True), Leaf(np.array([4, 0])))))
+        out.append(Sample(f"{SHORT[dtype]} special points, target [1, 2]",
+                          (Leaf(points, True), Leaf(np.array([1, 2])))))
+    return out
+
+
 
 # Version counters are compared where in-place semantics are the point;
 # elsewhere they only reflect how torch reuses its own buffers.
@@ -1244,6 +1289,8 @@ ENTRIES = [
             matmul_samples([((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (3, 3, 4)),
                             ((2, 3), (3, 4))], MATRIX_DTYPES),
             ("Tensor.bmm",)),
+    OpEntry("a.mm(b) at special points", lambda lib, a, b: a.mm(b),
+            special_point_samples(matrix=True), ("Tensor.mm",)),
 
     # Elementwise functions.
     OpEntry("Tensor.exp()", lambda lib, x: x.exp(),
@@ -1300,6 +1347,20 @@ ENTRIES = [
             fixed(("f64 2x3, dim=1", lambda rng: (
                 Leaf(np.array([[1.0, 3, 3], [2, 2, 0]]), True), 1))),
             ("Tensor.max",)),
+    OpEntry("Tensor.sum() at special points", lambda lib, x: x.sum(),
+            special_point_samples(), ("Tensor.sum",)),
+    OpEntry("Tensor.sum(dim) at special points",
+            lambda lib, x, dim: x.sum(dim),
+            special_point_samples((1,), (0,)), ("Tensor.sum",)),
+    OpEntry("Tensor.mean() at special points", lambda lib, x: x.mean(),
+            special_point_samples(), ("Tensor.mean",)),
+    OpEntry("Tensor.mean(dim) at special points",
+            lambda lib, x, dim: x.mean(dim),
+            special_point_samples((1,), (0,)), ("Tensor.mean",)),
+    OpEntry("Tensor.max() at special points", lambda lib, x: x.max(),
+            special_point_samples(), ("Tensor.max",)),
+    OpEntry("Tensor.max(dim) at special points", _max_dim,
+            special_point_samples((1,), (0,)), ("Tensor.max",)),
 
     # Shapes and views.
     OpEntry("Tensor.reshape(*shape)", lambda lib, x, *s: x.reshape(*s),
@@ -1654,6 +1715,16 @@ ENTRIES = [
     OpEntry("F.cross_entropy(logits, target)",
             lambda lib, x, t: lib.F.cross_entropy(x, t), _nll_samples,
             ("nn.functional.cross_entropy",)),
+    OpEntry("F.log_softmax(x, dim) at special points",
+            lambda lib, x, d: lib.F.log_softmax(x, d),
+            special_point_samples((1,), (0,)),
+            ("nn.functional.log_softmax",)),
+    OpEntry("F.nll_loss(log_probs, target) at special points",
+            lambda lib, x, t: lib.F.nll_loss(x, t), _special_nll_samples,
+            ("nn.functional.nll_loss",)),
+    OpEntry("F.cross_entropy(logits, target) at special points",
+            lambda lib, x, t: lib.F.cross_entropy(x, t),
+            _special_nll_samples, ("nn.functional.cross_entropy",)),
 
     # Modules and the optimizer.
     OpEntry("nn.Linear(in, out) parameters", _fresh_linear,
@@ -2512,9 +2583,6 @@ GRADGRAD_DIFFERENCES = {}
 # raise NotImplementedError naming it (the fragment), where PyTorch's
 # answers. Keyed by entry name, by context, or by "entry: context".
 GRADGRAD_UNSUPPORTED = {
-    "Tensor.max(dim)": "max(dim) again",
-    "Tensor.max(dim, keepdim=True)": "max(dim) again",
-    "Tensor.max(dim) with ties": "max(dim) again",
     "on a view of a non-leaf": "create_graph through",
     "on the base of a view": "create_graph through",
     "on an element of a non-leaf": "create_graph through",
@@ -2557,10 +2625,6 @@ def saved_by(lib, case):
     return None if outcome.error else sorted(log)
 
 
-_NLL_SAVES = (
-    "saved buffers: PyTorch's NllLossBackward0 also saves its input and the "
-    "total weight, which its formula does not use; toygrad's saves the "
-    "target only")
 _GRAD_COMPUTES_ALL = (
     "saved buffers: under autograd.grad(..., create_graph=True), PyTorch's "
     "built-in nodes compute only the gradients the pass needs "
@@ -2574,9 +2638,6 @@ SAVED_DIFFERENCES = {  # by entry: every sample of it differs
     "autograd.grad(..., create_graph=True), then grad again":
         _GRAD_COMPUTES_ALL,
     "autograd.gradgradcheck(f, inputs, grad_outputs)": _GRADCHECK_SAVES,
-    "F.nll_loss(log_probs, target)": _NLL_SAVES,
-    "F.cross_entropy(logits, target)": _NLL_SAVES,
-    "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss": _NLL_SAVES,
 }
 
 

@@ -463,9 +463,9 @@ def _aten_cases():
         ("SliceBackward", (grad[:, 1:],),
          lambda g: ops.SliceBackward.apply(g, (2, 3), 1, slice(1, None)),
          lambda g: torch.ops.aten.slice_backward(g, [2, 3], 1, 1, 3, 1)),
-        ("IndexSelectBackward", (grad[:, 0],),
-         lambda g: ops.IndexSelectBackward.apply(
-             g, toygrad.tensor(indices), (2, 3), 1, False),
+        ("value_selecting_backward", (grad[:, 0],),
+         lambda g: ops._value_selecting_backward(g, indices, (2, 3), 1,
+                                                 False),
          lambda g: torch.ops.aten.value_selecting_reduction_backward(
              g, 1, torch.tensor(indices), [2, 3], False)),
     ]

@@ -911,27 +911,54 @@ def reduce(all_function, dim_function, x, dim, keepdim):
     if dim is None and not keepdim:
         return all_function.apply(x)
     dims = canonical_dims(dim, x.ndim)
-    return dim_function.apply(x, dims or tuple(range(x.ndim)), keepdim)
+    # An empty tuple reduces every dim, as PyTorch's ``dim=[]``.
+    return dim_function.apply(x, dims, keepdim)
 
 
 def _sum(array, dims, keepdim):
-    """``array`` summed over ``dims`` (all of them: None).
+    """``array`` summed over ``dims`` (all of them: None or ``()``).
 
     Integers and bools are summed in int64, as in PyTorch.
     """
     dtype = array.dtype if array.dtype.kind == "f" else np.int64
-    return array.sum(axis=dims if array.ndim else None, keepdims=keepdim,
-                     dtype=dtype)
+    return array.sum(axis=dims if array.ndim and dims != () else None,
+                     keepdims=keepdim, dtype=dtype)
 
 
 def _expand_back(grad, shape, dims, keepdim):
-    """Spread the gradient of a reduction over ``dims`` back to ``shape``."""
-    if not keepdim and shape:
-        kept = list(shape)
-        for d in dims:
-            kept[d] = 1
-        grad = grad.reshape(tuple(kept))
+    """Spread the gradient of a reduction over ``dims`` back to ``shape``.
+
+    PyTorch's ``sum_backward``: the reduced dims put back one
+    ``unsqueeze`` at a time (in increasing order), then one ``expand``;
+    with no dims (every dim reduced), the expand alone.
+    """
+    if not keepdim and shape and dims:
+        if grad_mode.state.enabled:  # recorded: PyTorch's nodes
+            for d in sorted(dims):
+                grad = Unsqueeze.apply(grad, d)
+        else:  # the same numbers, in one view
+            kept = list(shape)
+            for d in dims:
+                kept[d] = 1
+            grad = grad.reshape(tuple(kept))
     return grad.expand(shape)
+
+
+class DivScalar(Function):
+    """``grad / count`` inside a gradient formula: PyTorch's ``div.Scalar``
+    (``DivBackward1``), the division of ``mean_backward``."""
+    node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, number):
+        ctx.number = number
+        return Tensor(np.divide(a.data, number, dtype=a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DivScalar.apply(grad, ctx.number), None
+
+    jvp = linear_in(0)
 
 
 class SumAll(Function):
@@ -950,6 +977,7 @@ class SumAll(Function):
 
 
 class Sum(Function):
+    """``a.sum(dims, keepdim)``; ``dims == ()`` reduces every dim."""
     node_name = "SumBackward1"
 
     @staticmethod
@@ -975,12 +1003,15 @@ class MeanAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx.shape) / float(np.prod(ctx.shape))
+        # PyTorch's mean_backward: the gradient spread, then divided.
+        return DivScalar.apply(grad.expand(ctx.shape),
+                               int(np.prod(ctx.shape)))
 
     jvp = linear_in(0)
 
 
 class Mean(Function):
+    """``a.mean(dims, keepdim)``; ``dims == ()`` reduces every dim."""
     node_name = "MeanBackward1"
 
     @staticmethod
@@ -988,15 +1019,16 @@ class Mean(Function):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
         with np.errstate(invalid="ignore"):
             return Tensor(np.asarray(a.data.mean(
-                axis=dims if a.ndim else None, keepdims=keepdim),
-                dtype=a.dtype))
+                axis=dims if a.ndim and dims != () else None,
+                keepdims=keepdim), dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        count = float(np.prod([ctx.shape[d] for d in ctx.dims
-                               if d < len(ctx.shape)]))
-        return (_expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / count,
-                None, None)
+        shape, dims = ctx.shape, ctx.dims
+        count = int(np.prod([shape[d] for d in dims] if dims and shape
+                            else shape))
+        return (DivScalar.apply(_expand_back(grad, shape, dims, ctx.keepdim),
+                                count), None, None)
 
     jvp = linear_in(0)
 
@@ -1028,18 +1060,114 @@ class MaxAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # The gradient is shared evenly among all elements equal to the max.
         a, out = ctx.saved_tensors
-        where = a.data == out.data
-        return grad * _constant((where / where.sum()).astype(a.dtype))
+        return _evenly_distribute(grad, a.data, out.data)
 
     @staticmethod
     def jvp(ctx, ta):
         # The mean of the tangents where the max is, as PyTorch's
-        # evenly_read_jvp.
+        # evenly_read_jvp: sum(mask * (t / count)), its mask input == max
+        # (none where the max is nan: then 0 * (t / 0), a nan).
         (a,), (out,) = ctx.primals, ctx.results
         where = a.data == out.data
-        return (ta * _constant((where / where.sum()).astype(ta.dtype))).sum()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = ta / Tensor(np.asarray(where.sum()))
+            return (_constant(where.astype(ta.dtype)) * share).sum()
+
+
+def _max_mask(array, value):
+    """Where ``array`` holds its max ``value``: its NaNs if that is NaN."""
+    if np.isnan(value):
+        return np.isnan(array)
+    return array == value
+
+
+def _evenly_distribute(grad, array, value):
+    """The gradient of ``max()``: ``grad`` shared evenly among the elements
+    equal to the max, zeros (written, not multiplied) elsewhere.
+
+    PyTorch's ``evenly_distribute_backward`` on the CPU:
+    ``zeros.masked_fill_(mask, grad / mask.sum())``, so an inf or NaN
+    gradient reaches only the max's elements.
+    """
+    mask = _max_mask(array, value)
+    count = np.asarray(mask.sum())  # int64, as PyTorch's mask.sum()
+    zeros = Tensor(np.zeros(array.shape, grad.dtype))
+    if not grad_mode.state.enabled:  # not recorded: the numbers alone
+        zeros.data[mask] = grad.data / count.astype(grad.dtype)
+        return zeros
+    return MaskedFill.apply(zeros, mask, grad / Tensor(count))
+
+
+class MaskedFill(Function):
+    """``a.masked_fill(mask, value)`` for a 0-dim tensor ``value``, inside
+    a gradient formula (PyTorch's ``MaskedFillBackward1``)."""
+    node_name = "MaskedFillBackward1"
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.save_for_backward(Tensor(mask))
+        out = a.data.copy()
+        out[mask] = value.data
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        need_a, _, need_value = ctx.needs_input_grad
+        zeros = Tensor(np.zeros((), grad.dtype))
+        # PyTorch's masked_fill_backward: grad.masked_select(mask).sum().
+        return (MaskedFill.apply(grad, mask.data, zeros) if need_a else None,
+                None,
+                SumAll.apply(MaskedSelect.apply(grad, mask.data))
+                if need_value else None)
+
+    jvp = linear_in(0, 2)
+
+
+class MaskedSelect(Function):
+    """``a.masked_select(mask)`` (the elements where ``mask`` is true, in
+    a 1-D tensor), inside a gradient formula."""
+    node_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        ctx.save_for_backward(Tensor(mask), a)
+        return Tensor(a.data[mask])
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, a = ctx.saved_tensors
+        zeros = Tensor(np.zeros(a.shape, grad.dtype))
+        return MaskedScatter.apply(zeros, mask.data, grad), None
+
+    jvp = linear_in(0)
+
+
+class MaskedScatter(Function):
+    """``a.masked_scatter(mask, source)``: ``source``'s elements, in order,
+    where ``mask`` is true (here exactly as many as ``source`` has)."""
+    node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask, source):
+        ctx.save_for_backward(Tensor(mask))
+        out = a.data.copy()
+        out[mask] = source.data
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        need_a, _, need_source = ctx.needs_input_grad
+        if need_a:
+            raise NotImplementedError(
+                "toygrad's masked_scatter is differentiable in its source "
+                "only")
+        return (None, None,
+                MaskedSelect.apply(grad, mask.data) if need_source else None)
+
+    jvp = linear_in(0, 2)
 
 
 class MaxDim(Function):
@@ -1061,8 +1189,8 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx, grad_values, grad_indices):
         (indices,) = ctx.saved_tensors
-        return IndexSelectBackward.apply(
-            grad_values, indices, ctx.shape, ctx.dim, ctx.keepdim), None, None
+        return _value_selecting_backward(grad_values, indices.data, ctx.shape,
+                                         ctx.dim, ctx.keepdim), None, None
 
     @staticmethod
     def jvp(ctx, ta, _dim, _keepdim):
@@ -1074,35 +1202,106 @@ class MaxDim(Function):
         return Tensor(picked.reshape(values.shape)), None
 
 
-class IndexSelectBackward(Function):
-    """Put each value's gradient back at the position its index names.
+def _value_selecting_backward(grad, index, shape, dim, keepdim):
+    """The gradient of ``max(dim)``: zeros, with ``grad`` written where
+    ``index`` points along ``dim``.
 
-    The gradient of ``max(dim)`` (PyTorch's ``value_selecting_reduction_
-    backward``): zeros, with ``grad`` scattered along ``dim``.
+    PyTorch's ``value_selecting_reduction_backward``: the reduced dim put
+    back (``unsqueeze``), then ``zeros.scatter_(dim, index, grad)``.
     """
-    node_name = "ValueSelectingReductionBackwardBackward0"
+    if not keepdim and shape:
+        grad = grad.unsqueeze(dim) if grad_mode.state.enabled else Tensor(
+            np.expand_dims(grad.data, dim))
+        index = np.expand_dims(index, dim)
+    zeros = Tensor(np.zeros(shape, grad.dtype))
+    return Scatter.apply(zeros, dim, index, grad)
+
+
+def _along(index, dim):
+    """NumPy's index for the positions ``index`` names along ``dim`` (as
+    ``scatter``/``gather`` read it): ``index`` there, ranges elsewhere."""
+    ndim = index.ndim
+    return tuple(index if d == dim else np.arange(n).reshape(
+        (n,) + (1,) * (ndim - d - 1)) for d, n in enumerate(index.shape))
+
+
+class Scatter(Function):
+    """``a.scatter(dim, index, src)``: ``a`` with ``src`` written where
+    ``index`` points along ``dim`` (PyTorch's ``ScatterBackward0``)."""
+    node_name = "ScatterBackward0"
 
     @staticmethod
-    def forward(ctx, grad, indices, shape, dim, keepdim):
-        index, values = indices.data, grad.data
-        if not shape:
-            return Tensor(values.reshape(()).copy())
-        if not keepdim:
-            index = np.expand_dims(index, dim)
-            values = np.expand_dims(values, dim)
-        out = np.zeros(shape, grad.dtype)
-        np.put_along_axis(out, index, values, axis=dim)
-        ctx.save_for_backward(indices)
-        ctx.dim, ctx.keepdim = dim, keepdim
+    def forward(ctx, a, dim, index, src):
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor(index))
+        out = a.data.copy()
+        if out.ndim:
+            out[_along(index, dim)] = src.data[
+                tuple(slice(n) for n in index.shape)]
+        else:  # a 0-dim tensor: its one element
+            out[()] = src.data
         return Tensor(out)
 
     @staticmethod
-    def backward(ctx, grad_grad):
-        raise NotImplementedError(
-            "toygrad does not support differentiating the gradient of "
-            "max(dim) again")
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        need_a, _, _, need_src = ctx.needs_input_grad
+        if need_a:
+            raise NotImplementedError(
+                "toygrad's scatter is differentiable in its src only")
+        return (None, None, None,
+                Gather.apply(grad, ctx.dim, index.data) if need_src else None)
+
+    jvp = linear_in(0, 3)
+
+
+class Gather(Function):
+    """``a.gather(dim, index)``: the elements ``index`` points to along
+    ``dim`` (PyTorch's ``GatherBackward0``)."""
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor(index), a)
+        if not a.ndim:
+            return Tensor(a.data.copy())
+        return Tensor(a.data[_along(index, dim)])
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, a = ctx.saved_tensors
+        zeros = Tensor(np.zeros(a.shape, grad.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, index.data, grad), None, None
 
     jvp = linear_in(0)
+
+
+class ScatterAdd(Function):
+    """``a.scatter_add(dim, index, src)``: ``src`` added where ``index``
+    points along ``dim`` (PyTorch's ``ScatterAddBackward0``)."""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor(index))
+        out = a.data.copy()
+        if out.ndim:
+            np.add.at(out, _along(index, dim),
+                      src.data[tuple(slice(n) for n in index.shape)])
+        else:
+            out += src.data
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        need_a, _, _, need_src = ctx.needs_input_grad
+        return (grad if need_a else None, None, None,
+                Gather.apply(grad, ctx.dim, index.data) if need_src else None)
+
+    jvp = linear_in(0, 3)
 
 
 # Shapes. These return views: tensors that share the input's numbers (and
@@ -1828,8 +2027,11 @@ class Mm(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_columns, b_columns = ctx.column_major
+        # The right matrix's gradient first, as PyTorch's MmBackward0
+        # computes them (what a pack hook sees under create_graph).
+        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
         return (None if b is None else _grad_of_left(grad, b, a_columns),
-                None if a is None else _grad_of_right(grad, a, b_columns))
+                grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -1845,7 +2047,8 @@ class Addmm(Function):
     def forward(ctx, bias, a, b):
         need_bias, need_a, need_b = ctx.needs_input_grad
         ctx.bias_shape = bias.shape
-        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        # Saved in PyTorch's order: mat1 (for d/db), then mat2 (for d/da).
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.column_major = _column_major(a.data), _column_major(b.data)
         out = a.data @ b.data
         out += bias.data
@@ -1853,12 +2056,16 @@ class Addmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+        a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         a_columns, b_columns = ctx.column_major
+        grad_a = None if b is None else _grad_of_left(grad, b, a_columns)
+        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
+        # The bias's gradient last: PyTorch's engine sums a broadcast
+        # input's gradient down after the node's formulas (so its nodes
+        # are recorded after theirs, and run first in a pass over them).
         return (unbroadcast(grad, ctx.bias_shape) if need_bias else None,
-                None if b is None else _grad_of_left(grad, b, a_columns),
-                None if a is None else _grad_of_right(grad, a, b_columns))
+                grad_a, grad_b)
 
     @staticmethod
     def jvp(ctx, tbias, ta, tb):
@@ -1878,7 +2085,9 @@ class Mv(Function):
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        return (None if v is None else grad.unsqueeze(1) * v,
+        # d/da: the outer product grad ⊗ v, as PyTorch's at::outer writes
+        # it: grad.reshape(n, 1) * v.
+        return (None if v is None else grad.reshape(len(grad), 1) * v,
                 None if a is None else a.t().mv(grad))
 
     @staticmethod
@@ -1914,14 +2123,16 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        # Saved in PyTorch's order: mat2 (for d/da), then self (for d/db).
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
         return Tensor(a.data @ b.data)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return (None if b is None else grad.bmm(b.transpose(1, 2)),
-                None if a is None else a.transpose(1, 2).bmm(grad))
+        b, a = ctx.saved_tensors
+        # The second operand's gradient first, as PyTorch's BmmBackward0.
+        grad_b = None if a is None else a.transpose(1, 2).bmm(grad)
+        return (None if b is None else grad.bmm(b.transpose(1, 2)), grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -2027,6 +2238,13 @@ def _log_softmax_backward(grad, out, dim):
         total = grad @ np.ones((grad.shape[1], 1), grad.dtype)
     else:
         total = grad.sum(axis=dim, keepdims=True)
+    if (dim == grad.ndim - 1 or not grad.ndim) and not total.all():
+        # PyTorch's kernel for the last dim (and a 0-dim tensor) sums a row
+        # from its first element, so a row of -0.0 sums to -0.0 (NumPy's
+        # from +0.0): then its gradient is -0.0 - exp(out) * -0.0, +0.0.
+        negative_zeros = np.signbit(grad).all(axis=dim, keepdims=True) & (
+            total == 0)
+        total = np.where(negative_zeros, -total, total)
     return grad - np.exp(out) * total
 
 
@@ -2047,11 +2265,14 @@ class LogSoftmaxBackwardData(Function):
     @staticmethod
     def backward(ctx, grad_grad):
         grad, out = ctx.saved_tensors
-        softmax = out.exp()
-        # result = g - softmax * sum(g): linear in g; softmax depends on out.
-        total = grad.sum(ctx.dim, keepdim=True)
-        grad_g = grad_grad - (grad_grad * softmax).sum(ctx.dim, keepdim=True)
-        grad_out = -grad_grad * softmax * total
+        dim = ctx.dim
+        need_grad, need_out = ctx.needs_input_grad[:2]
+        # result = g - exp(out) * sum(g): linear in g. PyTorch's formulas,
+        # grouped as its derivatives.yaml groups them (each its own exp).
+        grad_g = (grad_grad - (grad_grad * out.exp()).sum(dim, keepdim=True)
+                  if need_grad else None)
+        grad_out = ((-grad.sum(dim, keepdim=True) * out.exp()) * grad_grad
+                    if need_out else None)
         return grad_g, grad_out, None
 
     @staticmethod
@@ -2067,31 +2288,69 @@ class NllLoss(Function):
     node_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, log_probs, target):
-        # The labels come in as an array: PyTorch gives them no edge.
+    def forward(ctx, log_probs, labels):
+        # The labels tensor comes in a tuple, so that it gets no edge (as in
+        # PyTorch), and is saved itself, as PyTorch saves it.
+        (labels,) = labels
+        target = labels.data
         rows = np.arange(len(target))
         try:
             picked = log_probs.data[rows, target]
         except IndexError:  # a label past the last class
             bad = target[target >= log_probs.shape[1]][0]
             raise IndexError(f"Target {bad} is out of bounds.") from None
-        ctx.save_for_backward(Tensor(target))
-        ctx.shape = log_probs.shape
-        return Tensor(np.asarray(-picked.sum() / len(rows),
+        # What PyTorch's node saves, in its order: the input, the target
+        # and the total weight (the count of the mean).
+        total_weight = Tensor(np.asarray(len(rows), log_probs.dtype))
+        ctx.save_for_backward(log_probs, labels, total_weight)
+        # 0 - sum, not -sum: PyTorch subtracts from a zero, so a loss of
+        # zero is +0.0, never -0.0.
+        return Tensor(np.asarray((0.0 - picked.sum()) / len(rows),
                                  dtype=log_probs.dtype))
 
     @staticmethod
     def backward(ctx, grad):
+        log_probs, target, total_weight = ctx.saved_tensors
+        if not grad_mode.state.enabled:  # not recorded: the numbers alone
+            return Tensor(_nll_loss_backward(
+                grad.data, log_probs.shape, target.data,
+                total_weight.data)), None
+        return NllLossBackward.apply(grad, log_probs, (target,),
+                                     total_weight.data), None
+
+    jvp = linear_in(0)
+
+
+def _nll_loss_backward(grad, shape, target, total_weight):
+    """Zeros, and ``-(grad / total_weight)`` at each row's target: PyTorch's
+    ``nll_loss_backward`` for the mean (written, so that an inf or NaN
+    gradient reaches the targets only)."""
+    out = np.zeros(shape, grad.dtype)
+    out[np.arange(len(target)), target] = -(grad / total_weight)
+    return out
+
+
+class NllLossBackward(Function):
+    """nll_loss's gradient, an operation of its own as PyTorch's
+    ``nll_loss_backward``: linear in ``grad``; its input ``log_probs``
+    only gives its shape (its derivative is zero, as PyTorch's)."""
+    node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, log_probs, labels, total_weight):
+        (labels,) = labels  # in a tuple: no edge, as in NllLoss
+        ctx.save_for_backward(labels)
+        ctx.shape = log_probs.shape
+        return Tensor(_nll_loss_backward(grad.data, log_probs.shape,
+                                         labels.data, total_weight))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
         (target,) = ctx.saved_tensors
-        # The gradient of the mean: -grad/N at each target's position.
-        rows = len(target.data)
-        if grad.requires_grad:  # create_graph: the product is recorded
-            pick = np.zeros(ctx.shape, grad.dtype)
-            pick[np.arange(rows), target.data] = -1.0 / rows
-            return Mul.apply(grad, _constant(pick)), None
-        out = np.zeros(ctx.shape, grad.dtype)
-        out[np.arange(rows), target.data] = -grad.data / rows
-        return Tensor(out), None
+        need_grad, need_log_probs = ctx.needs_input_grad[:2]
+        return (NllLoss.apply(grad_grad, (target,)) if need_grad else None,
+                Tensor(np.zeros(ctx.shape, grad_grad.dtype))
+                if need_log_probs else None, None, None)
 
     jvp = linear_in(0)
 

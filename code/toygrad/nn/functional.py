@@ -63,7 +63,7 @@ def nll_loss(log_probs, target, **unsupported):
     labels = target.data
     if labels.size and labels.min() < 0:  # NumPy would count from the end
         raise IndexError(f"Target {labels[labels < 0][0]} is out of bounds.")
-    return ops.NllLoss.apply(log_probs, labels)
+    return ops.NllLoss.apply(log_probs, (target,))
 
 
 def cross_entropy(logits, target, **unsupported):

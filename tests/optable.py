@@ -687,6 +687,83 @@ def _optimizer_steps(lib, weight, name, kwargs):
     return w.detach() * 1, w._version
 
 
+def _module_bookkeeping(lib, weight, action):
+    """What nn.Module's bookkeeping shows after ``action``: the names it
+    lists, what state_dict holds, the modes, the printout."""
+    def named(pairs):
+        return [name for name, _ in pairs]
+
+    first = lib.nn.Linear(3, 2)
+    first.weight = lib.nn.Parameter(weight)
+    model = lib.nn.Sequential(first, lib.nn.ReLU(), lib.nn.Linear(2, 2))
+    if action == "tied":  # the same parameter and layer twice
+        model.add_module("again", first)
+        model.register_module("head", lib.nn.Linear(3, 2))
+        model.head.weight = first.weight
+        return (named(model.named_parameters()),
+                named(model.named_parameters(remove_duplicate=False)),
+                len(list(model.parameters())),
+                len(list(model.parameters(recurse=False))),
+                named(model.named_modules()), len(list(model.modules())),
+                named(model.named_children()), len(list(model.children())),
+                list(model.state_dict()))
+    if action == "None and del":
+        first.bias = None
+        delattr(model, "2")
+        return named(model.named_parameters()), list(model.state_dict())
+    if action == "a tensor for a parameter":
+        first.weight = weight * 1
+    if action == "buffers":
+        first.register_buffer("mean", weight.detach() * 0)
+        first.register_buffer("scratch", weight.detach(), persistent=False)
+        first.mean = weight.detach() * 2
+        return (named(model.named_buffers()), len(list(model.buffers())),
+                list(model.state_dict()),
+                repr(model.load_state_dict(model.state_dict())))
+    if action == "register_parameter":
+        first.register_parameter("extra", lib.nn.Parameter(weight * 1))
+        return named(model.named_parameters())
+    if action == "modes":
+        seen = []
+        model.eval()
+        modes = [m.training for m in model.modules()]
+        model.train()
+        model.apply(lambda m: seen.append(type(m).__name__))
+        model.requires_grad_(False)
+        return (modes, [m.training for m in model.modules()], seen,
+                [p.requires_grad for p in model.parameters()])
+    if action == "zero_grad(set_to_none=False)":
+        first(weight).sum().backward()  # saves only fixed numbers
+        model.zero_grad(set_to_none=False)
+        return [p.grad * 1 for p in model.parameters()]
+    if action == "repr":
+        return repr(model), first.extra_repr()
+
+
+def _refused_module_method(lib, weight, name):
+    layer = lib.nn.Linear(3, 2)
+    arguments = {"to": (lib.float64,), "type": (lib.float64,),
+                 "get_submodule": ("",), "get_parameter": ("weight",),
+                 "set_submodule": ("x", lib.nn.ReLU())}.get(name)
+    if arguments is None and name.startswith("register_"):
+        arguments = (lambda *args: None,)
+    if name == "get_buffer":
+        layer.register_buffer("mean", weight)
+        arguments = ("mean",)
+    getattr(layer, name)(*(arguments or ()))
+    return len(list(layer.parameters()))
+
+
+_REFUSED_MODULE_METHODS = (
+    "to", "cpu", "type", "float", "double", "half", "bfloat16",
+    "share_memory", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_full_backward_pre_hook",
+    "register_backward_hook", "register_state_dict_pre_hook",
+    "register_state_dict_post_hook", "register_load_state_dict_pre_hook",
+    "register_load_state_dict_post_hook", "get_submodule", "set_submodule",
+    "get_parameter", "get_buffer")
+
+
 _FUNCTIONS = {}
 
 
@@ -1616,6 +1693,29 @@ ENTRIES = [
                 strict)) for strict in (True, False)]),
             ("nn.Module.state_dict", "nn.Module.load_state_dict"),
             checks="value, error"),
+    OpEntry("nn.Module bookkeeping", _module_bookkeeping,
+            fixed(*[(action, lambda rng, action=action: (
+                leaf(rng, (2, 3), "float32", grad=False), action))
+                for action in ("tied", "None and del",
+                               "a tensor for a parameter", "buffers",
+                               "register_parameter", "modes",
+                               "zero_grad(set_to_none=False)", "repr")]),
+            ("nn.Module.add_module", "nn.Module.register_module",
+             "nn.Module.register_parameter", "nn.Module.register_buffer",
+             "nn.Module.buffers", "nn.Module.named_buffers",
+             "nn.Module.children", "nn.Module.named_children",
+             "nn.Module.modules", "nn.Module.named_modules",
+             "nn.Module.apply", "nn.Module.train", "nn.Module.eval",
+             "nn.Module.requires_grad_", "nn.Module.extra_repr",
+             "nn.Module.__repr__", "nn.Module.__getattr__",
+             "nn.Module.__delattr__", "nn.Module.__dir__"),
+            checks="value, error"),
+    OpEntry("nn.Module.<method>() toygrad lacks", _refused_module_method,
+            fixed(*[(name, lambda rng, name=name: (
+                leaf(rng, (2, 3), "float32", grad=False), name))
+                for name in _REFUSED_MODULE_METHODS]),
+            tuple(f"nn.Module.{name}" for name in _REFUSED_MODULE_METHODS),
+            checks="value, error"),
     OpEntry("optim.SGD / optim.Adam, three steps", _optimizer_steps,
             fixed(*[(f"{name}{kwargs}", lambda rng, name=name, kwargs=kwargs: (
                 leaf(rng, (2, 3), grad=False), name, kwargs))
@@ -1839,6 +1939,15 @@ BY_DESIGN = {
     "Value.data": "a Python float, where a torch tensor's .data is a tensor",
     "Value.__repr__": "Value(1.5, requires_grad=True): a scalar Value says "
                       "what it is, not tensor(...)",
+    # Refused by name (NotImplementedError, tests/test_module_api.py), where
+    # torch's cannot run here or raises itself without more setup.
+    "nn.Module.cuda": "refused: toygrad runs on the CPU only",
+    "nn.Module.to_empty": "refused: toygrad has no devices",
+    "nn.Module.compile": "refused: toygrad has no compiler",
+    "nn.Module.get_extra_state": "refused: toygrad modules have no extra "
+                                 "state (torch's raises too)",
+    "nn.Module.set_extra_state": "refused: toygrad modules have no extra "
+                                 "state (torch's raises too)",
 }
 
 
@@ -1874,6 +1983,8 @@ UNSUPPORTED = {
         (NotImplementedError, "create_graph through"),
     "autograd.Function that changes its input (mark_dirty): on a view of a "
     "non-leaf, f64 2x3": (NotImplementedError, "mark_dirty on a view"),
+    **{f"nn.Module.<method>() toygrad lacks: {name}":
+       (NotImplementedError, f"{name}()") for name in _REFUSED_MODULE_METHODS},
 }
 
 

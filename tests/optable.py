@@ -595,6 +595,13 @@ def _set_grad_enabled_as_a_call(lib, x):
     return y, lib.is_grad_enabled()
 
 
+def _spec(spec):
+    """``2x3`` for ``((2, 3),)``, ``i64 2x3`` for ``((2, 3), "int64")``."""
+    dtype = spec[1] if len(spec) > 1 else "float64"
+    return ("" if dtype == "float64" else SHORT[dtype] + " ") + shape_id(
+        spec[0])
+
+
 def _linear_module(lib, x, weight, bias=None):
     layer = lib.nn.Linear(weight.shape[1], weight.shape[0],
                           bias=bias is not None)
@@ -1603,7 +1610,15 @@ ENTRIES = [
                       leaf(rng, (4, 3), "float32"),
                       leaf(rng, (2, 3), "float32"))),
                   ("x 4x3, weight 2x2", lambda rng: (leaf(rng, (4, 3)),
-                                                     leaf(rng, (2, 2))))),
+                                                     leaf(rng, (2, 2)))),
+                  *[(f"x {shape_id(s)}, weight 2x2", lambda rng, s=s: (
+                      leaf(rng, s), leaf(rng, (2, 2)))) for s in ((3,),
+                                                                 (2, 4, 3))],
+                  ("x i64 4x3, weight 2x3", lambda rng: (
+                      leaf(rng, (4, 3), "int64"), leaf(rng, (2, 3)))),
+                  ("x i64 4x3, weight i64 2x3", lambda rng: (
+                      leaf(rng, (4, 3), "int64"),
+                      leaf(rng, (2, 3), "int64")))),
             ("nn.functional.linear",)),
     OpEntry("F.linear(x, weight, bias)",
             lambda lib, x, w, b: lib.F.linear(x, w, b),
@@ -1617,7 +1632,22 @@ ENTRIES = [
                   ("x f32 4x3, weight f32 2x3, bias f32 2", lambda rng: (
                       leaf(rng, (4, 3), "float32"),
                       leaf(rng, (2, 3), "float32"),
-                      leaf(rng, (2,), "float32")))),
+                      leaf(rng, (2,), "float32"))),
+                  *[(f"x {_spec(x)}, weight {_spec(w)}, bias {_spec(b)}",
+                     lambda rng, x=x, w=w, b=b: (
+                         leaf(rng, *x), leaf(rng, *w), leaf(rng, *b)))
+                    for x, w, b in (
+                        (((4, 2),), ((2, 3),), ((2,),)),
+                        (((3,),), ((2, 2),), ((2,),)),
+                        (((2, 4, 2),), ((2, 3),), ((2,),)),
+                        (((4, 3), "int64"), ((2, 3),), ((2,),)),
+                        (((4, 3), "float32"), ((2, 3),), ((2,),)),
+                        (((4, 3),), ((2, 3),), ((2,), "float32")),
+                        (((4, 3),), ((2, 3),), ((3,),)),
+                        (((2, 4, 3),), ((2, 3),), ((3,),)),
+                        (((4, 3),), ((2, 3),), ((4, 2),)),
+                        (((4, 3),), ((2, 3),), ((5, 2),)),
+                        (((4, 3),), ((3,),), ((),)))]),
             ("nn.functional.linear",)),
     OpEntry("F.log_softmax(x, dim)", lambda lib, x, d: lib.F.log_softmax(x, d),
             dim_samples((1, -1, 0, 2), dtypes=("float32", "int64")),

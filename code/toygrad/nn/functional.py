@@ -24,6 +24,16 @@ def linear(x, weight, bias=None):
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
             f"{x.ndim}D and {weight.ndim}D")
+    # One cheap test; the cold path finds what is wrong and says it as
+    # PyTorch does (NumPy would promote the dtypes or word its own error).
+    dtype = weight.data.dtype
+    if (x.data.dtype != dtype or x.data.shape[-1] != weight.data.shape[-1]
+            or bias is not None and (
+                bias.data.dtype != dtype or weight.data.ndim != 2
+                or bias.data.ndim > 1
+                or bias.data.shape[-1:] not in ((weight.data.shape[0],),
+                                                (1,), ()))):
+        _check_linear(x, weight, bias)
     if x_ndim == 2 and bias is not None:
         return ops.Addmm.apply(bias, x, ops.t(weight))
     fusable = (bias is not None and bias.data.flags.c_contiguous
@@ -36,6 +46,49 @@ def linear(x, weight, bias=None):
     if bias is not None:
         out.add_(bias)
     return out
+
+
+def _check_linear(x, weight, bias):
+    """PyTorch's errors of ``linear``, in its order: with a bias, those of
+    ``addmm(bias, x, weight.t())``, without one, those of ``matmul``."""
+    if bias is not None:
+        if bias.dtype != weight.dtype:
+            raise RuntimeError(
+                "self and mat2 must have the same dtype, but got "
+                f"{torch_name(bias.dtype)} and {torch_name(weight.dtype)}")
+        if x.dtype != weight.dtype:
+            raise RuntimeError(
+                "mat1 and mat2 must have the same dtype, but got "
+                f"{torch_name(x.dtype)} and {torch_name(weight.dtype)}")
+        if weight.ndim == 1:
+            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
+    elif x.dtype != weight.dtype:
+        return  # matmul's own error says it as PyTorch does
+    rows = int(np.prod(x.shape[:-1]))
+    if weight.ndim == 2 and x.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
+            f"{x.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+    if bias is None or weight.ndim != 2 or not (
+            x.ndim == 2 or x.data.flags.c_contiguous
+            and bias.data.flags.c_contiguous
+            and np.squeeze(bias.data).ndim == 1):
+        return  # no addmm: the add_ that follows the matmul checks
+    # addmm expands the bias to the (rows, out) of the product.
+    target, shape = [rows, weight.shape[0]], list(bias.shape)
+    if len(shape) > 2:
+        raise RuntimeError(
+            f"expand(torch.{torch_name(bias.dtype)}Tensor{{{shape}}}, "
+            f"size={target}): the number of sizes provided (2) must be "
+            "greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})")
+    for dim in range(-1, -len(shape) - 1, -1):
+        if shape[dim] not in (1, target[dim]):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[dim]}) must match "
+                f"the existing size ({shape[dim]}) at non-singleton "
+                f"dimension {2 + dim}.  Target sizes: {target}.  Tensor "
+                f"sizes: {shape}")
 
 
 def log_softmax(x, dim):

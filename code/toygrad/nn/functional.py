@@ -3,6 +3,8 @@
 import numpy as np
 
 from toygrad import ops
+from toygrad.autograd import Function
+from toygrad.tensor import Tensor
 from toygrad.dtypes import torch_name
 from toygrad.tensor import _refuse as _refuse_arguments
 
@@ -99,14 +101,19 @@ def log_softmax(x, dim):
     return ops.LogSoftmax.apply(x, dim)
 
 
-def nll_loss(log_probs, target, **unsupported):
-    """Mean negative log-likelihood of the ``target`` class of each row."""
+def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
+             **unsupported):
+    """The negative log-likelihood of the ``target`` class of each row:
+    their mean (the default), sum, or each (``reduction="none"``); rows
+    whose target is ``ignore_index`` count for nothing, as in PyTorch."""
     if unsupported:
-        _refuse("nll_loss", unsupported)
+        _refuse("nll_loss", unsupported)  # weight, size_average, reduce
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_probs.data.ndim != 2 or target.data.ndim != 1:
         raise NotImplementedError(
             "toygrad's nll_loss takes a batch of rows (N, C) and targets "
-            "(N,) only, with the mean reduction")
+            "(N,) only")
     if target.data.dtype != np.int64:
         raise RuntimeError("expected target dtype to be Long or Byte, but "
                            f"got {torch_name(target.dtype)}")
@@ -114,19 +121,78 @@ def nll_loss(log_probs, target, **unsupported):
         raise ValueError(f"Expected input batch_size ({len(log_probs.data)})"
                          f" to match target batch_size ({len(target.data)}).")
     labels = target.data
-    if labels.size and labels.min() < 0:  # NumPy would count from the end
-        raise IndexError(f"Target {labels[labels < 0][0]} is out of bounds.")
-    return ops.NllLoss.apply(log_probs, labels)
+    # The common case (a mean, no negative label) is ops.NllLoss's; the
+    # rest, ignored rows included, is NllLossReduced's.
+    if (reduction == "mean" and ignore_index < 0
+            and not (labels.size and labels.min() < 0)):
+        return ops.NllLoss.apply(log_probs, labels)
+    kept = labels != ignore_index
+    bad = (labels < 0) | (labels >= log_probs.shape[1])
+    if (bad & kept).any():  # NumPy would count a negative one from the end
+        raise IndexError(f"Target {labels[bad & kept][0]} is out of bounds.")
+    return NllLossReduced.apply(log_probs, labels, reduction, ignore_index)
 
 
-def cross_entropy(logits, target, **unsupported):
+class NllLossReduced(Function):
+    """``nll_loss`` with ignored rows or another reduction: PyTorch's
+    ``NllLossBackward0``, which saves the input, the target and the total
+    weight (the number of rows not ignored)."""
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, log_probs, target, reduction, ignore_index):
+        rows = np.flatnonzero(target != ignore_index)
+        picked = log_probs.data[rows, target[rows]]
+        dtype = log_probs.dtype
+        count = len(rows) if reduction != "none" else 0  # PyTorch's 0
+        total_weight = Tensor(np.asarray(count, dtype))
+        ctx.save_for_backward(log_probs, Tensor(target), total_weight)
+        ctx.rows, ctx.reduction = rows, reduction
+        if reduction == "none":
+            out = np.zeros(len(target), dtype)
+            out[rows] = -picked
+            return Tensor(out)
+        loss = -picked.sum()
+        if reduction == "mean":  # every row ignored: 0 / 0, NaN
+            with np.errstate(invalid="ignore", divide="ignore"):
+                loss = loss / dtype.type(count)
+        return Tensor(np.asarray(loss, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        log_probs, target, total_weight = ctx.saved_tensors
+        rows = ctx.rows
+        if grad.requires_grad:  # create_graph: the product is recorded
+            pick = np.zeros(log_probs.shape, grad.dtype)
+            pick[rows, target.data[rows]] = (
+                -1.0 / total_weight.data if ctx.reduction == "mean"
+                else -1.0)
+            if ctx.reduction == "none":
+                grad = grad.reshape(-1, 1)
+            return ops.Mul.apply(grad, Tensor(pick)), None, None, None
+        out = np.zeros(log_probs.shape, grad.dtype)
+        # Only the targets' positions are written: an infinite or NaN
+        # gradient reaches them and nothing else, as in PyTorch.
+        if ctx.reduction == "none":
+            out[rows, target.data[rows]] = -grad.data[rows]
+        elif ctx.reduction == "sum":
+            out[rows, target.data[rows]] = -grad.data
+        else:
+            out[rows, target.data[rows]] = -grad.data / total_weight.data
+        return Tensor(out), None, None, None
+
+    jvp = ops.linear_in(0)
+
+
+def cross_entropy(logits, target, ignore_index=-100, reduction="mean",
+                  **unsupported):
     """``nll_loss(log_softmax(logits, 1), target)``: two nodes, as PyTorch."""
     if unsupported:
         _refuse("cross_entropy", unsupported)
     if logits.data.ndim != 2:
         raise NotImplementedError(
             "toygrad's cross_entropy takes a batch of rows (N, C) only")
-    return nll_loss(log_softmax(logits, 1), target)
+    return nll_loss(log_softmax(logits, 1), target, ignore_index, reduction)
 
 
 def _refuse(where, unsupported):

@@ -236,11 +236,14 @@ class Flatten(Module):
 
 
 class CrossEntropyLoss(Module):
-    """``F.cross_entropy`` as a module: the mean over the batch."""
+    """``F.cross_entropy`` as a module: by default the mean over the batch
+    of the rows whose target is not ``ignore_index``."""
 
-    def __init__(self, **unsupported):
+    def __init__(self, ignore_index=-100, reduction="mean", **unsupported):
         super().__init__()
         _refuse("nn.CrossEntropyLoss", unsupported)
+        self.ignore_index, self.reduction = ignore_index, reduction
 
     def forward(self, logits, target):
-        return functional.cross_entropy(logits, target)
+        return functional.cross_entropy(logits, target, self.ignore_index,
+                                        self.reduction)

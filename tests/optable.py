@@ -662,6 +662,31 @@ def _conv_module(lib, x, weight, bias=None):
     return layer(x)
 
 
+_CONV_OPTIONS = [
+    ("stride=2", dict(kernel_size=3, stride=2)),
+    ("padding=1", dict(kernel_size=3, padding=1)),
+    ("k=(3, 2), stride=(2, 1), padding=(1, 0)",
+     dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0))),
+    ("padding='same'", dict(kernel_size=3, padding="same")),
+    ("padding='valid', stride=(1, 2)",
+     dict(kernel_size=2, padding="valid", stride=(1, 2))),
+]
+
+
+def _conv_options(lib, x, weight, bias, options):
+    layer = lib.nn.Conv2d(weight.shape[1], weight.shape[0], **options)
+    layer.weight = watch(lib, lib.nn.Parameter(weight))
+    layer.bias = watch(lib, lib.nn.Parameter(bias))
+    return layer(x)
+
+
+def _pool_input(rng, special):
+    x = leaf(rng, (2, 2, 6, 7))
+    if special:  # PyTorch takes the last NaN of a window
+        x.array[rng.random(x.array.shape) < 0.3] = np.nan
+    return x
+
+
 def _cnn(lib, x, weight, bias, target):
     model = lib.nn.Sequential(lib.nn.Conv2d(1, 2, 3), lib.nn.ReLU(),
                               lib.nn.MaxPool2d(2), lib.nn.Flatten())
@@ -1744,6 +1769,26 @@ ENTRIES = [
             fixed(*[(f"x {shape_id(s)}", lambda rng, s=s: leaf(rng, s))
                     for s in ((1, 1, 4, 4), (2, 3, 5, 7))]),
             ("nn.MaxPool2d",)),
+    OpEntry("nn.Conv2d(in, out, k, stride, padding)(x)", _conv_options,
+            fixed(*[(f"x 2x2x7x6, {text}", lambda rng, options=options: (
+                leaf(rng, (2, 2, 7, 6)), leaf(rng, (3, 2) + (
+                    (options["kernel_size"],) * 2
+                    if isinstance(options["kernel_size"], int)
+                    else options["kernel_size"]), grad=False),
+                leaf(rng, (3,), grad=False), options))
+                for text, options in _CONV_OPTIONS]),
+            ("nn.Conv2d",)),
+    OpEntry("nn.MaxPool2d(k, stride, padding)(x)",
+            lambda lib, x, options: lib.nn.MaxPool2d(**options)(x),
+            fixed(*[(f"x {special}2x2x6x7, {options}",
+                     lambda rng, options=options, special=special: (
+                         _pool_input(rng, special), options))
+                    for options in (dict(kernel_size=3, stride=1),
+                                    dict(kernel_size=3, stride=2, padding=1),
+                                    dict(kernel_size=(2, 3), stride=(1, 2),
+                                         padding=(1, 1)))
+                    for special in ("", "with NaN ")]),
+            ("nn.MaxPool2d",)),
     OpEntry("nn.Flatten()(x)", lambda lib, x: lib.nn.Flatten()(x * 1),
             fixed(*[(f"x {shape_id(s)}", lambda rng, s=s: leaf(rng, s))
                     for s in ((2, 3, 4), (3, 2), (2, 2, 2, 2))]),
@@ -2590,6 +2635,8 @@ GRADGRAD_UNSUPPORTED = {
     "x[index] = value: on a non-leaf": "create_graph through",
     "nn.Conv2d(in, out, k)(x)": "conv2d again",
     "nn.MaxPool2d(2)(x)": "max_pool2d again",
+    "nn.Conv2d(in, out, k, stride, padding)(x)": "conv2d again",
+    "nn.MaxPool2d(k, stride, padding)(x)": "max_pool2d again",
     "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss": "again",
 }
 

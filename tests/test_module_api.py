@@ -268,3 +268,11 @@ def test_what_toygrad_lacks_is_refused_by_name(name):
     with pytest.raises(NotImplementedError, match=name):
         getattr(toygrad.nn.Linear(2, 2), name)()
     assert hasattr(torch.nn.Linear(2, 2), name)
+
+
+def test_a_deleted_weight_is_an_attribute_error_in_forward():
+    def run(lib):
+        layer = lib.nn.Linear(2, 3)
+        del layer.weight
+        layer(lib.ones(1, 2))
+    assert same(run)[0] == "AttributeError"

@@ -543,7 +543,13 @@ class Linear(Module):
             self.register_parameter("bias", None)
 
     def forward(self, x):
-        return functional.linear(x, self.weight, self.bias)
+        # From the dictionary: the hot path skips __getattr__'s search.
+        parameters = self._parameters
+        try:
+            weight, bias = parameters["weight"], parameters["bias"]
+        except KeyError:  # deleted: PyTorch's AttributeError, from there
+            weight, bias = self.weight, self.bias
+        return functional.linear(x, weight, bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, "

@@ -10,7 +10,33 @@ CLASSES = ("special values", "graphs of gradients", "saved tensors",
 
 
 
+
+
 SPECIAL_UPSTREAM = {
+    'F.cross_entropy(logits, target, ignore_index, reduction): none, 4x3,'
+    ' target 4 with -100':
+        "special values: log_softmax's backward of a summed (not averaged)"
+        " loss at the subnormal level: PyTorch's vectorized kernel rounds"
+        " grad - exp(out) * sum to -0.0 where NumPy's gives 0.0 (the sign of"
+        ' a zero, not the formula)',
+    'F.cross_entropy(logits, target, ignore_index, reduction): sum, 4x3,'
+    ' ignore_index=1':
+        "special values: log_softmax's backward of a summed (not averaged)"
+        " loss at the subnormal level: PyTorch's vectorized kernel rounds"
+        " grad - exp(out) * sum to -0.0 where NumPy's gives 0.0 (the sign of"
+        ' a zero, not the formula)',
+    'F.cross_entropy(logits, target, ignore_index, reduction): sum, 4x3,'
+    ' target 4':
+        "special values: log_softmax's backward of a summed (not averaged)"
+        " loss at the subnormal level: PyTorch's vectorized kernel rounds"
+        " grad - exp(out) * sum to -0.0 where NumPy's gives 0.0 (the sign of"
+        ' a zero, not the formula)',
+    'F.cross_entropy(logits, target, ignore_index, reduction): sum, 4x3,'
+    ' target 4 with -100':
+        "special values: log_softmax's backward of a summed (not averaged)"
+        " loss at the subnormal level: PyTorch's vectorized kernel rounds"
+        " grad - exp(out) * sum to -0.0 where NumPy's gives 0.0 (the sign of"
+        ' a zero, not the formula)',
     'F.linear(x, weight): x 3, weight 2x3':
         'special values: the sign of a zero in a matrix product: for K=1'
         " PyTorch's MKL mm keeps a product's -0.0 at some sizes, NumPy's"
@@ -41,6 +67,11 @@ SPECIAL_UPSTREAM = {
         'special values: the sign of a zero in a matrix product: for K=1'
         " PyTorch's MKL mm keeps a product's -0.0 at some sizes, NumPy's"
         " BLAS sums from +0.0; the kernel's, not the formula's",
+    'nn.CrossEntropyLoss(ignore_index, reduction): sum, 4x3, target 4':
+        "special values: log_softmax's backward of a summed (not averaged)"
+        " loss at the subnormal level: PyTorch's vectorized kernel rounds"
+        " grad - exp(out) * sum to -0.0 where NumPy's gives 0.0 (the sign of"
+        ' a zero, not the formula)',
     'nn.Linear(in, out)(x): x 3, bias=False':
         'special values: the sign of a zero in a matrix product: for K=1'
         " PyTorch's MKL mm keeps a product's -0.0 at some sizes, NumPy's"
@@ -49,14 +80,6 @@ SPECIAL_UPSTREAM = {
         'special values: the sign of a zero in a matrix product: for K=1'
         " PyTorch's MKL mm keeps a product's -0.0 at some sizes, NumPy's"
         " BLAS sums from +0.0; the kernel's, not the formula's",
-    'nn.MaxPool2d(2)(x): x 1x1x4x4':
-        'special values: run 0: leaf 0 .grad: toygrad [[[[ 0.,  0., -0., '
-        ' 0.],  [ 0.,  0.,  0.,  0.],  [ inf,  0.,  0.,  0.],  [ 0.,  0., '
-        ' 0., -in...',
-    'nn.MaxPool2d(2)(x): x 2x3x5x7':
-        'special values: run 0: leaf 0 .grad: toygrad [[[[ 0.00000000e+000,'
-        ' 0.00000000e+000, 0.00000000e+000, ...,   0.00000000e+000,      '
-        ' inf, 0...',
 }
 
 

@@ -112,6 +112,7 @@ def test_the_harness_gives_forward_ad_enough_cases():
 REFUSED = {"nn.Module.zero_grad()", "optim.SGD(params, lr).step(), .zero_grad()",
            "nn.Linear(in, out)(x)", "nn.Sequential(Linear, ReLU, Linear)(x)",
            "nn.Conv2d(in, out, k)(x)",
+           "nn.Conv2d(in, out, k, stride, padding)(x)",
            "Conv2d, ReLU, MaxPool2d, Flatten, CrossEntropyLoss"}
 
 

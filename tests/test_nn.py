@@ -180,10 +180,14 @@ def test_layer_errors_are_pytorch_s(run):
 
 
 @pytest.mark.parametrize("make, name", [
-    (lambda: nn.Conv2d(1, 2, 3, stride=2), "stride"),
-    (lambda: nn.Conv2d(1, 2, 3, padding=1), "padding"),
-    (lambda: nn.Conv2d(1, 2, (3, 2)), "kernel_size"),
-    (lambda: nn.MaxPool2d(2, stride=1), "stride"),
+    (lambda: nn.Conv2d(1, 2, 3, dilation=2), "dilation"),
+    (lambda: nn.Conv2d(2, 2, 3, groups=2), "groups"),
+    (lambda: nn.Conv2d(1, 2, 3, padding_mode="reflect"), "padding_mode"),
+    (lambda: nn.Conv2d(1, 2, 2, padding="same"), "padding='same'"),
+    (lambda: nn.Conv2d(1, 2, (3, 2, 1)), "kernel_size"),
+    (lambda: nn.MaxPool2d(2, dilation=2), "dilation"),
+    (lambda: nn.MaxPool2d(2, ceil_mode=True), "ceil_mode"),
+    (lambda: nn.MaxPool2d(2, return_indices=True), "return_indices"),
     (lambda: nn.Flatten(0), "start_dim"),
     (lambda: nn.CrossEntropyLoss(label_smoothing=0.1), "label_smoothing"),
     (lambda: nn.Conv2d(1, 2, 3)(toygrad.zeros(1, 5, 5)), "(N, C, H, W)"),
@@ -277,3 +281,104 @@ def test_load_state_dict_errors_and_results_are_pytorch_s(edit, strict):
         except RuntimeError as error:
             outcomes.append(("raised", str(error)))
     assert outcomes[0] == outcomes[1]
+
+
+# Stride, padding and tuple sizes: PyTorch's values, gradients and graph.
+
+CONV_OPTIONS = [
+    dict(kernel_size=3, stride=2),
+    dict(kernel_size=3, padding=1),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0)),
+    dict(kernel_size=(2, 3), stride=3, padding=(0, 2)),
+    dict(kernel_size=3, padding="same"),
+    dict(kernel_size=(3, 5), padding="same", bias=False),
+    dict(kernel_size=2, padding="valid", stride=(1, 2)),
+]
+
+
+@pytest.mark.parametrize("options", CONV_OPTIONS, ids=str)
+def test_conv2d_stride_and_padding_match_pytorch(options):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 2, 7, 6))
+    ours = nn.Conv2d(2, 3, generator=rng, dtype=np.float64, **options)
+    theirs = torch.nn.Conv2d(2, 3, **options).double()
+    assert repr(ours) == repr(theirs)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.from_numpy(ours.weight.data))
+        if ours.bias is not None:
+            theirs.bias.copy_(torch.from_numpy(ours.bias.data))
+    tx = toygrad.tensor(x, requires_grad=True)
+    rx = torch.tensor(x, requires_grad=True)
+    out, reference = ours(tx), theirs(rx)
+    assert graph_structure(out) == graph_structure(reference)
+    np.testing.assert_allclose(out.data, reference.detach().numpy(),
+                               rtol=0, atol=1e-10)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(toygrad.tensor(upstream))
+    reference.backward(torch.from_numpy(upstream))
+    pairs = [(tx, rx), (ours.weight, theirs.weight)]
+    if ours.bias is not None:
+        pairs.append((ours.bias, theirs.bias))
+    for mine, its in pairs:
+        np.testing.assert_allclose(mine.grad.data, its.grad.numpy(), rtol=0,
+                                   atol=1e-10)
+
+
+def test_conv2d_stride_and_padding_pass_gradcheck():
+    rng = np.random.default_rng(4)
+    layer = nn.Conv2d(1, 2, (3, 2), stride=(2, 1), padding=(1, 2),
+                      generator=rng, dtype=np.float64)
+    x = toygrad.tensor(rng.standard_normal((1, 1, 5, 4)), requires_grad=True)
+    assert gradcheck(lambda x, w, b: nn.layers.Convolution.apply(
+        x, w, b, (2, 1), (1, 2)), (x, layer.weight, layer.bias))
+
+
+@pytest.mark.parametrize("run", [
+    lambda lib: lib.nn.Conv2d(1, 2, 3, stride=2, padding="same"),
+    lambda lib: lib.nn.Conv2d(1, 2, 3, padding="full"),
+    lambda lib: lib.nn.Conv2d(1, 2, 5, padding=1)(lib.zeros(1, 1, 2, 3)),
+    lambda lib: lib.nn.MaxPool2d(3, padding=2)(lib.zeros(1, 1, 5, 5)),
+    lambda lib: lib.nn.MaxPool2d(3, 2)(lib.zeros(1, 1, 2, 5)),
+], ids=["same, strided", "bad string", "padded too small", "pool pad",
+        "pool too small"])
+def test_conv_and_pool_option_errors_are_pytorch_s(run):
+    ours, theirs = errors(run)
+    assert ours == theirs
+
+
+POOL_OPTIONS = [
+    dict(kernel_size=2), dict(kernel_size=3, stride=1),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 1)),
+]
+
+
+@pytest.mark.parametrize("options", POOL_OPTIONS, ids=str)
+@pytest.mark.parametrize("special", ["none", "nan", "ties", "-inf"])
+def test_max_pool2d_options_and_special_values_match_pytorch(options,
+                                                             special):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 2, 6, 7))
+    if special == "nan":  # PyTorch takes the last NaN of a window
+        x[rng.random(x.shape) < 0.3] = np.nan
+    elif special == "ties":
+        x = np.round(x)
+    elif special == "-inf":
+        x[rng.random(x.shape) < 0.5] = -np.inf
+    ours, theirs = nn.MaxPool2d(**options), torch.nn.MaxPool2d(**options)
+    assert repr(ours) == repr(theirs)
+    tx = toygrad.tensor(x, requires_grad=True)
+    rx = torch.tensor(x, requires_grad=True)
+    out, reference = ours(tx), theirs(rx)
+    assert graph_structure(out) == graph_structure(reference)
+    np.testing.assert_array_equal(out.data, reference.detach().numpy())
+    _, indices = torch.nn.functional.max_pool2d(rx, return_indices=True,
+                                                **options)
+    # The positions saved for backward: which number of a window is taken.
+    np.testing.assert_array_equal(out.grad_fn.saved_tensors[1].data,
+                                  indices.numpy())
+    upstream = rng.standard_normal(out.shape)
+    out.backward(toygrad.tensor(upstream))
+    reference.backward(torch.from_numpy(upstream))
+    np.testing.assert_allclose(tx.grad.data, rx.grad.numpy(), rtol=0,
+                               atol=1e-12)

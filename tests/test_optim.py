@@ -154,3 +154,68 @@ def test_param_groups_hold_the_params_and_the_hyperparameters():
         for key, value in ours[0].items():
             if key != "params":
                 assert theirs[0][key] == value, key
+
+
+# What the optimizers accept: PyTorch's checks and messages.
+
+def _construct(lib, make, **kwargs):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            optimizer = lib.optim.SGD(make(lib), lr=0.1, **kwargs)
+            result = ("ok", len(optimizer.param_groups[0]["params"]))
+        except Exception as error:  # noqa: BLE001 - compared below
+            result = (type(error).__name__, str(error))
+    return result, [str(w.message) for w in caught
+                    if issubclass(w.category, UserWarning)]
+
+
+def _leaf(lib):
+    return lib.nn.Parameter(lib.tensor(np.ones(2, np.float32)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor(np.ones(2, np.float32)),
+    lambda lib: lib.nn.Parameter(lib.tensor(np.ones(2))),
+    lambda lib: [],
+    lambda lib: [_leaf(lib) * 2],
+    lambda lib: [3],
+    lambda lib: [(_leaf(lib))] * 2,
+    lambda lib: {_leaf(lib)},
+    lambda lib: lib.nn.Linear(2, 2).named_parameters(),
+], ids=["tensor", "parameter", "empty", "non-leaf", "int", "duplicate",
+        "set", "named"])
+def test_optimizer_checks_its_params_as_pytorch(make):
+    assert _construct(toygrad, make) == _construct(torch, make)
+
+
+def test_a_non_leaf_that_retains_grad_can_be_optimized():
+    def make(lib):
+        x = _leaf(lib) * 2
+        x.retain_grad()
+        return [x]
+    assert _construct(toygrad, make) == _construct(torch, make) == (
+        ("ok", 1), [])
+
+
+def test_duplicates_with_momentum_are_refused_by_name():
+    p = _leaf(toygrad)
+    with pytest.raises(NotImplementedError, match="duplicate"):
+        optim.SGD([p, p], lr=0.1, momentum=0.9)
+    with pytest.raises(NotImplementedError, match="duplicate"):
+        optim.Adam([p, p])
+
+
+def test_duplicates_step_twice_as_in_pytorch():
+    steps = []
+    for lib in (torch, toygrad):
+        p = _leaf(lib)
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            optimizer = lib.optim.SGD([p, p], lr=0.1)
+        (p * p).sum().backward()
+        optimizer.step()
+        steps.append(p.detach().tolist())
+    assert steps[0] == steps[1]

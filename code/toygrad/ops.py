@@ -2284,49 +2284,73 @@ class LogSoftmaxBackwardData(Function):
 
 
 class NllLoss(Function):
-    """The mean of ``-log_probs[i, target[i]]``."""
+    """``-log_probs[i, target[i]]`` for each row whose target is not
+    ``ignore_index``: their mean (the default), their sum, or each row's
+    (``reduction="none"``, an ignored row giving 0)."""
     node_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, log_probs, labels):
+    def forward(ctx, log_probs, labels, reduction="mean", ignore_index=-100):
         # The labels tensor comes in a tuple, so that it gets no edge (as in
         # PyTorch), and is saved itself, as PyTorch saves it.
         (labels,) = labels
         target = labels.data
-        rows = np.arange(len(target))
+        rows, taken = np.arange(len(target)), target
+        kept = target != ignore_index
+        if not kept.all():  # ignored rows count for nothing
+            rows = rows[kept]
+            taken = target[rows]
         try:
-            picked = log_probs.data[rows, target]
+            picked = log_probs.data[rows, taken]
         except IndexError:  # a label past the last class
             bad = target[target >= log_probs.shape[1]][0]
             raise IndexError(f"Target {bad} is out of bounds.") from None
+        dtype = log_probs.dtype
         # What PyTorch's node saves, in its order: the input, the target
-        # and the total weight (the count of the mean).
-        total_weight = Tensor(np.asarray(len(rows), log_probs.dtype))
+        # and the total weight (the rows counted; 0 when not reduced).
+        count = len(rows) if reduction != "none" else 0
+        total_weight = Tensor(np.asarray(count, dtype))
         ctx.save_for_backward(log_probs, labels, total_weight)
+        ctx.how = rows, reduction, ignore_index
+        if reduction == "none":
+            out = np.zeros(len(target), dtype)
+            out[rows] = -picked
+            return Tensor(out)
         # 0 - sum, not -sum: PyTorch subtracts from a zero, so a loss of
         # zero is +0.0, never -0.0.
-        return Tensor(np.asarray((0.0 - picked.sum()) / len(rows),
-                                 dtype=log_probs.dtype))
+        loss = 0.0 - picked.sum()
+        if reduction == "mean":  # every row ignored: 0 / 0, NaN as PyTorch
+            with np.errstate(invalid="ignore", divide="ignore"):
+                loss = loss / dtype.type(count)
+        return Tensor(np.asarray(loss, dtype=dtype))
 
     @staticmethod
     def backward(ctx, grad):
         log_probs, target, total_weight = ctx.saved_tensors
+        how = ctx.how
         if not grad_mode.state.enabled:  # not recorded: the numbers alone
             return Tensor(_nll_loss_backward(
                 grad.data, log_probs.shape, target.data,
-                total_weight.data)), None
+                total_weight.data, how)), None, None, None
         return NllLossBackward.apply(grad, log_probs, (target,),
-                                     total_weight.data), None
+                                     total_weight.data, how), None, None, None
 
     jvp = linear_in(0)
 
 
-def _nll_loss_backward(grad, shape, target, total_weight):
-    """Zeros, and ``-(grad / total_weight)`` at each row's target: PyTorch's
-    ``nll_loss_backward`` for the mean (written, so that an inf or NaN
-    gradient reaches the targets only)."""
+def _nll_loss_backward(grad, shape, target, total_weight, how):
+    """Zeros, and the gradient written at each counted row's target:
+    ``-(grad / total_weight)`` for the mean, ``-grad`` for the sum and for
+    each row: PyTorch's ``nll_loss_backward`` (written, so that an inf or
+    NaN gradient reaches the targets only)."""
+    rows, reduction, _ = how
     out = np.zeros(shape, grad.dtype)
-    out[np.arange(len(target)), target] = -(grad / total_weight)
+    if reduction == "mean":
+        out[rows, target[rows]] = -(grad / total_weight)
+    elif reduction == "sum":
+        out[rows, target[rows]] = -grad
+    else:
+        out[rows, target[rows]] = -grad[rows]
     return out
 
 
@@ -2337,20 +2361,24 @@ class NllLossBackward(Function):
     node_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, log_probs, labels, total_weight):
+    def forward(ctx, grad, log_probs, labels, total_weight, how):
         (labels,) = labels  # in a tuple: no edge, as in NllLoss
         ctx.save_for_backward(labels)
-        ctx.shape = log_probs.shape
+        ctx.shape, ctx.how = log_probs.shape, how
         return Tensor(_nll_loss_backward(grad.data, log_probs.shape,
-                                         labels.data, total_weight))
+                                         labels.data, total_weight, how))
 
     @staticmethod
     def backward(ctx, grad_grad):
         (target,) = ctx.saved_tensors
         need_grad, need_log_probs = ctx.needs_input_grad[:2]
-        return (NllLoss.apply(grad_grad, (target,)) if need_grad else None,
+        _, reduction, ignore_index = ctx.how
+        # The gradient's own gradient is nll_loss again, with the same
+        # rows and reduction.
+        return (NllLoss.apply(grad_grad, (target,), reduction, ignore_index)
+                if need_grad else None,
                 Tensor(np.zeros(ctx.shape, grad_grad.dtype))
-                if need_log_probs else None, None, None)
+                if need_log_probs else None, None, None, None)
 
     jvp = linear_in(0)
 

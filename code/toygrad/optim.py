@@ -7,15 +7,28 @@ the engine's ``AccumulateGrad`` nodes wrote. It never sees the graph. Each
 floating-point operations, so that the two libraries' trajectories agree.
 """
 
+import warnings
+
 import numpy as np
 
-from toygrad.tensor import _refuse
+from toygrad.tensor import Tensor, _refuse
+
+
+def _typename(value):
+    """``torch.typename``: ``torch.FloatTensor`` for a tensor."""
+    from toygrad.nn import _typename as typename
+    return typename(value)
 
 
 class Optimizer:
     """The parameters, in groups of one (``param_groups``), and zero_grad."""
 
     def __init__(self, params, defaults):
+        # PyTorch's checks (torch/optim/optimizer.py), with its messages.
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an "
+                "iterable of Tensors or dicts, but got " + _typename(params))
         params = list(params)
         if len(params) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -23,10 +36,39 @@ class Optimizer:
             raise NotImplementedError(
                 f"toygrad's {type(self).__name__} does not support parameter "
                 "groups (dicts); pass one iterable of tensors")
+        group = {}
+        named = [p for p in params if isinstance(p, tuple)]
+        if named:  # named_parameters(): (name, tensor) pairs
+            if len(named) != len(params):
+                raise ValueError("all optimizer params should be with/without "
+                                 "names. Some param names are missing")
+            group["param_names"] = [name for name, _ in params]
+            params = [p for _, p in params]
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one "
+                                "of the params is " + _typename(p))
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate "
+                "parameters; in future, this will cause an error; see "
+                "github.com/pytorch/pytorch/issues/40967 for more "
+                "information", UserWarning, stacklevel=3)
+            self._duplicates = True
         self.defaults = defaults
         self.params = params
-        self.param_groups = [{"params": params, **defaults}]
+        self.param_groups = [{"params": params, **group, **defaults}]
         self.state = {}  # per parameter (by id): momentum buffers, moments
+
+    def _refuse_duplicates(self, stateful):
+        """PyTorch gives each copy of a duplicated parameter its own slot
+        in a step's lists of state; toygrad's dict by id cannot."""
+        if stateful and getattr(self, "_duplicates", False):
+            raise NotImplementedError(
+                f"toygrad's {type(self).__name__} does not support duplicate "
+                "parameters with momentum or moments (plain SGD only)")
 
     def zero_grad(self, set_to_none=True):
         """Forget the gradients: None (the default, as in PyTorch), or with
@@ -72,6 +114,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError(
                 "Nesterov momentum requires a momentum and zero dampening")
+        self._refuse_duplicates(momentum != 0)
         self.lr = lr
 
     def step(self):
@@ -138,6 +181,7 @@ class Adam(Optimizer):
         super().__init__(params, dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
             amsgrad=amsgrad, maximize=maximize))
+        self._refuse_duplicates(True)
 
     # Task 15.2: Adam's step
     def step(self):

@@ -3,6 +3,8 @@
 import numpy as np
 
 from toygrad import ops
+from toygrad.autograd import Function
+from toygrad.tensor import Tensor
 from toygrad.dtypes import torch_name
 from toygrad.tensor import _refuse as _refuse_arguments
 
@@ -24,6 +26,16 @@ def linear(x, weight, bias=None):
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
             f"{x.ndim}D and {weight.ndim}D")
+    # One cheap test; the cold path finds what is wrong and says it as
+    # PyTorch does (NumPy would promote the dtypes or word its own error).
+    dtype = weight.data.dtype
+    if (x.data.dtype != dtype or x.data.shape[-1] != weight.data.shape[-1]
+            or bias is not None and (
+                bias.data.dtype != dtype or weight.data.ndim != 2
+                or bias.data.ndim > 1
+                or bias.data.shape[-1:] not in ((weight.data.shape[0],),
+                                                (1,), ()))):
+        _check_linear(x, weight, bias)
     if x_ndim == 2 and bias is not None:
         return ops.Addmm.apply(bias, x, ops.t(weight))
     fusable = (bias is not None and bias.data.flags.c_contiguous
@@ -38,6 +50,49 @@ def linear(x, weight, bias=None):
     return out
 
 
+def _check_linear(x, weight, bias):
+    """PyTorch's errors of ``linear``, in its order: with a bias, those of
+    ``addmm(bias, x, weight.t())``, without one, those of ``matmul``."""
+    if bias is not None:
+        if bias.dtype != weight.dtype:
+            raise RuntimeError(
+                "self and mat2 must have the same dtype, but got "
+                f"{torch_name(bias.dtype)} and {torch_name(weight.dtype)}")
+        if x.dtype != weight.dtype:
+            raise RuntimeError(
+                "mat1 and mat2 must have the same dtype, but got "
+                f"{torch_name(x.dtype)} and {torch_name(weight.dtype)}")
+        if weight.ndim == 1:
+            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
+    elif x.dtype != weight.dtype:
+        return  # matmul's own error says it as PyTorch does
+    rows = int(np.prod(x.shape[:-1]))
+    if weight.ndim == 2 and x.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
+            f"{x.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+    if bias is None or weight.ndim != 2 or not (
+            x.ndim == 2 or x.data.flags.c_contiguous
+            and bias.data.flags.c_contiguous
+            and np.squeeze(bias.data).ndim == 1):
+        return  # no addmm: the add_ that follows the matmul checks
+    # addmm expands the bias to the (rows, out) of the product.
+    target, shape = [rows, weight.shape[0]], list(bias.shape)
+    if len(shape) > 2:
+        raise RuntimeError(
+            f"expand(torch.{torch_name(bias.dtype)}Tensor{{{shape}}}, "
+            f"size={target}): the number of sizes provided (2) must be "
+            "greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})")
+    for dim in range(-1, -len(shape) - 1, -1):
+        if shape[dim] not in (1, target[dim]):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[dim]}) must match "
+                f"the existing size ({shape[dim]}) at non-singleton "
+                f"dimension {2 + dim}.  Target sizes: {target}.  Tensor "
+                f"sizes: {shape}")
+
+
 def log_softmax(x, dim):
     dim = ops.canonical_dim(dim, x.data.ndim)
     if x.data.dtype.kind != "f":
@@ -46,14 +101,19 @@ def log_softmax(x, dim):
     return ops.LogSoftmax.apply(x, dim)
 
 
-def nll_loss(log_probs, target, **unsupported):
-    """Mean negative log-likelihood of the ``target`` class of each row."""
+def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
+             **unsupported):
+    """The negative log-likelihood of the ``target`` class of each row:
+    their mean (the default), sum, or each (``reduction="none"``); rows
+    whose target is ``ignore_index`` count for nothing, as in PyTorch."""
     if unsupported:
-        _refuse("nll_loss", unsupported)
+        _refuse("nll_loss", unsupported)  # weight, size_average, reduce
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_probs.data.ndim != 2 or target.data.ndim != 1:
         raise NotImplementedError(
             "toygrad's nll_loss takes a batch of rows (N, C) and targets "
-            "(N,) only, with the mean reduction")
+            "(N,) only")
     if target.data.dtype != np.int64:
         raise RuntimeError("expected target dtype to be Long or Byte, but "
                            f"got {torch_name(target.dtype)}")
@@ -61,19 +121,22 @@ def nll_loss(log_probs, target, **unsupported):
         raise ValueError(f"Expected input batch_size ({len(log_probs.data)})"
                          f" to match target batch_size ({len(target.data)}).")
     labels = target.data
-    if labels.size and labels.min() < 0:  # NumPy would count from the end
-        raise IndexError(f"Target {labels[labels < 0][0]} is out of bounds.")
-    return ops.NllLoss.apply(log_probs, (target,))
+    kept = labels != ignore_index
+    bad = (labels < 0) | (labels >= log_probs.shape[1])
+    if (bad & kept).any():  # NumPy would count a negative one from the end
+        raise IndexError(f"Target {labels[bad & kept][0]} is out of bounds.")
+    return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index)
 
 
-def cross_entropy(logits, target, **unsupported):
+def cross_entropy(logits, target, ignore_index=-100, reduction="mean",
+                  **unsupported):
     """``nll_loss(log_softmax(logits, 1), target)``: two nodes, as PyTorch."""
     if unsupported:
         _refuse("cross_entropy", unsupported)
     if logits.data.ndim != 2:
         raise NotImplementedError(
             "toygrad's cross_entropy takes a batch of rows (N, C) only")
-    return nll_loss(log_softmax(logits, 1), target)
+    return nll_loss(log_softmax(logits, 1), target, ignore_index, reduction)
 
 
 def _refuse(where, unsupported):

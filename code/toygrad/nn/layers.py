@@ -21,32 +21,53 @@ from toygrad.tensor import Tensor, _refuse
 
 
 def _pair(value, name):
-    """An int, or a pair of equal ints; anything else is refused by name."""
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == value[1]:
-        value = value[0]
-    if not isinstance(value, int):
-        raise NotImplementedError(
-            f"toygrad supports a square {name} given as an int only, not "
-            f"{value!r}")
-    return value
+    """An int, or a pair of ints, as a pair; anything else refused by name."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if (isinstance(value, tuple) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool)
+                    for v in value)):
+        return value
+    raise NotImplementedError(
+        f"toygrad supports a {name} given as an int or a pair of ints only, "
+        f"not {value!r}")
+
+
+def _pad(data, padding, value=0.0):
+    """``data`` (N, C, H, W) with ``padding`` = (rows, columns) of ``value``
+    on each side; the array itself when there is none."""
+    (ph, pw) = padding
+    if ph == pw == 0:
+        return data
+    return np.pad(data, ((0, 0), (0, 0), (ph, ph), (pw, pw)),
+                  constant_values=value)
 
 
 class Convolution(Function):
-    """A batch of images (N, C_in, H, W) correlated with (C_out, C_in, k, k)
-    filters, plus a bias per output channel: stride 1, no padding."""
+    """A batch of images (N, C_in, H, W) correlated with (C_out, C_in, kH,
+    kW) filters, plus a bias per output channel. Padding and stride are
+    built around chapter 8's stride-1 kernels: the input is padded with
+    zeros, and every ``stride``-th output of the stride-1 correlation kept;
+    backward puts the gradient back in the places kept (zeros elsewhere),
+    runs chapter 8's backward, and crops the padding off."""
     node_name = "ConvolutionBackward0"
 
     @staticmethod
-    def forward(ctx, x, weight, bias):
+    def forward(ctx, x, weight, bias, stride=(1, 1), padding=(0, 0)):
         from toygrad.examples.scipy_conv import conv2d_batched_forward
-        ctx.save_for_backward(x, weight)
-        out = conv2d_batched_forward(x.data, weight.data, bias.data)
+        ctx.save_for_backward(x, weight)  # as PyTorch, the unpadded input
+        ctx.stride, ctx.padding = stride, padding
+        out = conv2d_batched_forward(_pad(x.data, padding), weight.data,
+                                     bias.data)
+        if stride != (1, 1):
+            out = np.ascontiguousarray(out[:, :, ::stride[0], ::stride[1]])
         return Tensor(out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        return ConvolutionBackward.apply(grad, x, weight)
+        return ConvolutionBackward.apply(grad, x, weight, ctx.stride,
+                                         ctx.padding) + (None, None)
 
 
 class ConvolutionBackward(Function):
@@ -54,10 +75,22 @@ class ConvolutionBackward(Function):
     node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, weight):
+    def forward(ctx, grad, x, weight, stride=(1, 1), padding=(0, 0)):
         from toygrad.examples.scipy_conv import conv2d_batched_backward
-        grads = conv2d_batched_backward(grad.data, x.data, weight.data)
-        return tuple(Tensor(np.asarray(g, x.dtype)) for g in grads)
+        padded = _pad(x.data, padding)
+        grad = grad.data
+        if stride != (1, 1):  # the stride-1 outputs not kept had no effect
+            full = np.zeros(grad.shape[:2] + (
+                padded.shape[2] - weight.shape[2] + 1,
+                padded.shape[3] - weight.shape[3] + 1), grad.dtype)
+            full[:, :, ::stride[0], ::stride[1]] = grad
+            grad = full
+        grad_x, grad_w, grad_b = conv2d_batched_backward(grad, padded,
+                                                         weight.data)
+        (ph, pw), (height, width) = padding, x.shape[2:]
+        grad_x = grad_x[:, :, ph:ph + height, pw:pw + width]
+        return tuple(Tensor(np.array(g, x.dtype))
+                     for g in (grad_x, grad_w, grad_b))
 
     @staticmethod
     def backward(ctx, *grad_grads):
@@ -67,27 +100,72 @@ class ConvolutionBackward(Function):
 
 
 class Conv2d(Module):
-    """``nn.Conv2d(in_channels, out_channels, kernel_size, bias=True)``:
-    stride 1 and no padding only; other arguments are refused by name."""
+    """``nn.Conv2d(in_channels, out_channels, kernel_size, stride=1,
+    padding=0, bias=True, padding_mode='zeros')``: ``kernel_size``,
+    ``stride`` and ``padding`` an int or a pair, ``padding`` also
+    ``'valid'`` or ``'same'`` (an odd kernel: even ones pad unevenly, which
+    PyTorch records as another node). ``dilation`` and ``groups`` other
+    than 1 and other padding modes are refused by name."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, bias=True,
-                 generator=None, dtype=np.float32, **unsupported):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1,
+                 padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", generator=None, dtype=np.float32,
+                 **unsupported):
         super().__init__()
-        _refuse("nn.Conv2d", unsupported)  # stride, padding, dilation, ...
+        _refuse("nn.Conv2d", unsupported)  # device, ...
+        if _pair(dilation, "dilation") != (1, 1):
+            raise NotImplementedError(
+                "toygrad's nn.Conv2d does not support dilation other than 1")
+        if groups != 1:
+            raise NotImplementedError(
+                "toygrad's nn.Conv2d does not support groups other than 1")
+        if padding_mode != "zeros":
+            raise NotImplementedError(
+                "toygrad's nn.Conv2d supports padding_mode='zeros' only, not "
+                f"{padding_mode!r}")
         kernel_size = _pair(kernel_size, "kernel_size")
+        stride = _pair(stride, "stride")
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                # A set, printed in this process's order, as PyTorch's.
+                raise ValueError(f"Invalid padding string {padding!r}, should "
+                                 f"be one of { {'valid', 'same'} }")
+            if padding == "same" and stride != (1, 1):
+                raise ValueError("padding='same' is not supported for "
+                                 "strided convolutions")
+            if padding == "same" and not all(k % 2 for k in kernel_size):
+                raise NotImplementedError(
+                    "toygrad's nn.Conv2d does not support padding='same' with "
+                    "an even kernel size (uneven padding)")
+            self._padding = ((0, 0) if padding == "valid" else
+                             tuple(k // 2 for k in kernel_size))
+        else:
+            padding = self._padding = _pair(padding, "padding")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = (kernel_size, kernel_size)
+        self.kernel_size, self.stride, self.padding = (kernel_size, stride,
+                                                       padding)
+        self.dilation, self.groups = (1, 1), 1
+        self.padding_mode = padding_mode
         rng = generator if generator is not None else np.random.default_rng()
-        fan_in = in_channels * kernel_size * kernel_size
+        fan_in = in_channels * kernel_size[0] * kernel_size[1]
         bound = 1 / math.sqrt(fan_in)  # kaiming_uniform(a=sqrt(5)), as Linear
-        shape = (out_channels, in_channels, kernel_size, kernel_size)
+        shape = (out_channels, in_channels) + kernel_size
         self.weight = Parameter(
             rng.uniform(-bound, bound, shape).astype(dtype))
         if bias:
             self.bias = Parameter(
                 rng.uniform(-bound, bound, out_channels).astype(dtype))
         else:
-            self.bias = None
+            self.register_parameter("bias", None)
+
+    def extra_repr(self):
+        text = (f"{self.in_channels}, {self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}")
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
 
     def forward(self, x):
         weight = self.weight
@@ -100,13 +178,13 @@ class Conv2d(Module):
                 f"Given groups=1, weight of size {list(weight.shape)}, "
                 f"expected input{list(x.shape)} to have {weight.shape[1]} "
                 f"channels, but got {x.shape[1]} channels instead")
-        k = weight.shape[2]
-        if x.shape[2] < k or x.shape[3] < weight.shape[3]:
+        (ph, pw), (kh, kw) = self._padding, weight.shape[2:]
+        height, width = x.shape[2] + 2 * ph, x.shape[3] + 2 * pw
+        if height < kh or width < kw:
             raise RuntimeError(
                 "Calculated padded input size per channel: "
-                f"({x.shape[2]} x {x.shape[3]}). Kernel size: "
-                f"({k} x {weight.shape[3]}). Kernel size can't be greater "
-                "than actual input size")
+                f"({height} x {width}). Kernel size: ({kh} x {kw}). Kernel "
+                "size can't be greater than actual input size")
         # Without a bias, zeros that need no gradient: the node still has
         # PyTorch's three edges, the last one empty.
         bias = self.bias if self.bias is not None else Tensor(
@@ -121,72 +199,88 @@ class Conv2d(Module):
                     "toygrad's Conv2d needs its input and weight of one dtype")
             raise RuntimeError(f"expected scalar type {_name(x.dtype)} but "
                                f"found {_name(weight.dtype)}")
-        return Convolution.apply(x, weight, bias)
+        return Convolution.apply(x, weight, bias, self.stride, self._padding)
 
 
 def _name(dtype):
     return torch_name(dtype)  # Double, Float
 
 
-def _windows(data, k):
-    """(N, C, H, W) -> (N, C, H // k, W // k, k * k): each k x k window's
-    numbers, row by row (a trailing row or column that fits none is left)."""
-    n, c, height, width = data.shape
-    rows, cols = height // k, width // k
-    return (data[:, :, :rows * k, :cols * k]
-            .reshape(n, c, rows, k, cols, k).transpose(0, 1, 2, 4, 3, 5)
-            .reshape(n, c, rows, cols, k * k))
+def _windows(data, kernel, stride, padding):
+    """(N, C, H, W) -> (N, C, rows, cols, kH * kW): the numbers of each
+    window, row by row, of the input padded with -inf (a padded number is
+    never a maximum)."""
+    padded = _pad(data, padding, -np.inf)
+    windows = np.lib.stride_tricks.sliding_window_view(
+        padded, kernel, axis=(2, 3))[:, :, ::stride[0], ::stride[1]]
+    return windows.reshape(windows.shape[:4] + (-1,))
 
 
 class MaxPool(Function):
-    """The largest number of each k x k window (stride k, no padding)."""
+    """The largest number of each window; a window holding a NaN gives
+    its last NaN, as PyTorch's kernel (``val > max || isnan(val)``)."""
     node_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
-    def forward(ctx, x, k):
-        n, c, height, width = x.shape
-        rows, cols = height // k, width // k
-        windows = _windows(x.data, k)
-        # The first largest in each window, row by row, as PyTorch's kernel.
+    def forward(ctx, x, kernel, stride, padding):
+        windows = _windows(x.data, kernel, stride, padding)
+        # The first largest in each window, row by row, as PyTorch's kernel;
+        # where there are NaNs, the last of them.
         index = windows.argmax(axis=-1)
+        nan = np.isnan(windows)
+        if nan.any():
+            last = windows.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+            index = np.where(nan.any(axis=-1), last, index)
+        largest = np.take_along_axis(windows, index[..., None], -1)[..., 0]
+        empty = largest == -np.inf
+        if padding != (0, 0) and empty.any():
+            # PyTorch's kernel starts at the window's first cell inside the
+            # input: a window of -inf gives that one, not a padded one.
+            inside = _windows(np.ones((1, 1) + x.shape[2:]), kernel, stride,
+                              padding) > 0
+            index = np.where(empty, inside.argmax(axis=-1), index)
         # PyTorch saves the input and, as int64, each maximum's position in
         # its (H, W) plane; toygrad saves the same two tensors.
-        row, col = np.divmod(index, k)
-        rows_at = (np.arange(rows) * k)[:, None] + row
-        cols_at = (np.arange(cols) * k)[None, :] + col
-        ctx.save_for_backward(x, Tensor((rows_at * width + cols_at)
-                                        .astype(np.int64)))
-        ctx.index, ctx.k = index, k
-        largest = np.take_along_axis(windows, index[..., None], -1)
-        return Tensor(largest[..., 0])
+        rows, cols = largest.shape[2:]
+        row, col = np.divmod(index, kernel[1])
+        rows_at = (np.arange(rows) * stride[0] - padding[0])[:, None] + row
+        cols_at = (np.arange(cols) * stride[1] - padding[1])[None, :] + col
+        flat = (rows_at * x.shape[3] + cols_at).astype(np.int64)
+        ctx.save_for_backward(x, Tensor(flat))
+        ctx.flat = flat
+        return Tensor(np.ascontiguousarray(largest))
 
     @staticmethod
-    def jvp(ctx, tangent, _k):
+    def jvp(ctx, tangent, *_):
         """Forward mode (chapter 13): each window's tangent at its largest."""
-        picked = np.take_along_axis(_windows(tangent.data, ctx.k),
-                                    ctx.index[..., None], -1)
-        return Tensor(picked[..., 0])
+        return Tensor(_gather(tangent.data, ctx.flat))
 
     @staticmethod
     def backward(ctx, grad):
         x, _ = ctx.saved_tensors
-        return MaxPoolBackward.apply(grad, x, ctx.index, ctx.k), None
+        return MaxPoolBackward.apply(grad, x, ctx.flat), None, None, None
+
+
+def _gather(data, flat):
+    """``data`` (N, C, H, W) at the positions ``flat`` of each plane."""
+    n, c = data.shape[:2]
+    planes = data.reshape(n, c, -1)
+    return np.take_along_axis(planes, flat.reshape(n, c, -1), -1).reshape(
+        flat.shape)
 
 
 class MaxPoolBackward(Function):
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, index, k):
-        shape = x.shape
-        n, c, rows, cols = grad.shape
-        windows = np.zeros((n, c, rows, cols, k * k), grad.dtype)
-        np.put_along_axis(windows, index[..., None], grad.data[..., None], -1)
-        out = np.zeros(shape, grad.dtype)
-        out[:, :, :rows * k, :cols * k] = (
-            windows.reshape(n, c, rows, cols, k, k).transpose(0, 1, 2, 4, 3, 5)
-            .reshape(n, c, rows * k, cols * k))
-        return Tensor(out)
+    def forward(ctx, grad, x, flat):
+        n, c, height, width = x.shape
+        out = np.zeros((n * c, height * width), grad.dtype)
+        # Windows overlap when stride < kernel: one number can be the
+        # largest of several, and its gradient their sum, added in order.
+        np.add.at(out, (np.arange(n * c)[:, None], flat.reshape(n * c, -1)),
+                  grad.data.reshape(n * c, -1))
+        return Tensor(out.reshape(x.shape))
 
     @staticmethod
     def backward(ctx, grad_grad):
@@ -196,26 +290,53 @@ class MaxPoolBackward(Function):
 
 
 class MaxPool2d(Module):
-    """``nn.MaxPool2d(kernel_size)``: stride = kernel_size, no padding."""
+    """``nn.MaxPool2d(kernel_size, stride=None, padding=0)``: ``stride``
+    defaults to ``kernel_size``; each an int or a pair. ``dilation`` other
+    than 1, ``return_indices`` and ``ceil_mode`` are refused by name."""
 
-    def __init__(self, kernel_size, **unsupported):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False, **unsupported):
         super().__init__()
-        _refuse("nn.MaxPool2d", unsupported)  # stride, padding, ceil_mode...
-        self.kernel_size = _pair(kernel_size, "kernel_size")
+        _refuse("nn.MaxPool2d", unsupported)
+        for name, value, default in (("dilation", dilation, 1),
+                                     ("return_indices", return_indices,
+                                      False),
+                                     ("ceil_mode", ceil_mode, False)):
+            if value != default:
+                raise NotImplementedError(
+                    f"toygrad's nn.MaxPool2d does not support {name}="
+                    f"{value!r}")
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, "
+                f"ceil_mode={self.ceil_mode}")
 
     def forward(self, x):
         if x.ndim != 4:
             raise NotImplementedError(
                 "toygrad's MaxPool2d takes a batch (N, C, H, W) only, not an "
                 f"input of {x.ndim} dimensions")
-        k = self.kernel_size
+        kernel = _pair(self.kernel_size, "kernel_size")
+        stride = _pair(self.stride, "stride")
+        padding = _pair(self.padding, "padding")
+        for k, p in zip(kernel, padding):
+            if p > k // 2:
+                raise RuntimeError(
+                    "pad should be at most half of effective kernel size, "
+                    f"but got pad={p}, kernel_size={k} and dilation=1")
         n, c, height, width = x.shape
-        if height < k or width < k:
+        rows = (height + 2 * padding[0] - kernel[0]) // stride[0] + 1
+        cols = (width + 2 * padding[1] - kernel[1]) // stride[1] + 1
+        if rows < 1 or cols < 1:
             raise RuntimeError(
                 f"Given input size: ({c}x{height}x{width}). Calculated output "
-                f"size: ({c}x{height // k}x{width // k}). Output size is too "
-                "small")
-        return MaxPool.apply(x, k)
+                f"size: ({c}x{rows}x{cols}). Output size is too small")
+        return MaxPool.apply(x, kernel, stride, padding)
 
 
 class Flatten(Module):
@@ -236,11 +357,14 @@ class Flatten(Module):
 
 
 class CrossEntropyLoss(Module):
-    """``F.cross_entropy`` as a module: the mean over the batch."""
+    """``F.cross_entropy`` as a module: by default the mean over the batch
+    of the rows whose target is not ``ignore_index``."""
 
-    def __init__(self, **unsupported):
+    def __init__(self, ignore_index=-100, reduction="mean", **unsupported):
         super().__init__()
         _refuse("nn.CrossEntropyLoss", unsupported)
+        self.ignore_index, self.reduction = ignore_index, reduction
 
     def forward(self, logits, target):
-        return functional.cross_entropy(logits, target)
+        return functional.cross_entropy(logits, target, self.ignore_index,
+                                        self.reduction)

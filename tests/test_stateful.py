@@ -1,4 +1,4 @@
-"""A stateful differential test: the same sequence of calls on toygrad and torch.
+"""A stateful differential test: one sequence of calls on toygrad and torch.
 
 The harness of ``tests/optable.py`` compares operations one at a time; the
 breaks that issue 24 lists are in *state*: a tensor written element by
@@ -205,7 +205,8 @@ class Pair:
     __slots__ = ("toy", "torch", "number", "kind", "unchecked")
 
     def __init__(self, toy, theirs, number, kind):
-        self.toy, self.torch, self.number, self.kind = toy, theirs, number, kind
+        self.toy, self.torch = toy, theirs
+        self.number, self.kind = number, kind
         self.unchecked = set()  # observables a known divergence excludes
 
     def of(self, lib):
@@ -684,15 +685,14 @@ class Toygrad(RuleBasedStateMachine):
     def enter_mode(self, mode):
         if known(INFERENCE_NESTED) and mode in (
                 "enable_grad()", "set_grad_enabled(True)",
-                "inference_mode(False)") and any(
-                    getattr(c[1], "mode", False) is True and isinstance(
-                        c[1], torch.inference_mode) for c in self.contexts):
+                "inference_mode(False)") and torch.is_inference_mode_enabled():
             return
         self.enter(mode, MODES[mode])
 
     @rule(mode=st.booleans())
     def call_set_grad_enabled(self, mode):
-        if known(INFERENCE_NESTED) and mode and torch.is_inference_mode_enabled():
+        if (known(INFERENCE_NESTED) and mode
+                and torch.is_inference_mode_enabled()):
             return
         self.step(f"set_grad_enabled({mode}) (a call)",
                   lambda lib: lib.set_grad_enabled(mode) and None)

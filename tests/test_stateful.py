@@ -134,6 +134,17 @@ KNOWN_DIVERGENCES = {
     "shape (1, 3): torch drops y's leading 1s and copies, toygrad raises "
     "'expand(torch.DoubleTensor{[1, 3]}, size=[3]): the number of sizes "
     "provided (1) must be greater or equal...'",
+    "inference_tensor_outside": "an inference tensor used outside "
+    "inference_mode(): torch's x.clone() has _version 1, toygrad's 0; for "
+    "an inference leaf that requires grad torch's x.sum() records nothing "
+    "(autograd.grad raises 'element 0 of tensors does not require grad'), "
+    "toygrad's records SumBackward0. Operations on inference tensors "
+    "outside inference mode are not compared (reductions skipped, the "
+    "version of other results unchecked)",
+    "autograd_grad_view": "g, = autograd.grad(x.t().sum(), [x]) (x 0-dim): "
+    "torch's g is a view (its _base is set: t()'s backward is a view), "
+    "toygrad's is not; the _base of autograd.grad's results is not "
+    "compared",
     "parameter_in_inference_mode": "nn.Linear made inside "
     "inference_mode(): torch's parameters are inference tensors (no "
     "_version), toygrad's are not",
@@ -290,6 +301,8 @@ PARAMETER_INFERENCE = gate("parameter_in_inference_mode")
 BACKWARD_INFERENCE = gate("backward_in_inference_mode")
 INFERENCE_VIEW_BASE = gate("inference_view_base")
 SETITEM_LEADING_ONES = gate("setitem_leading_ones")
+INFERENCE_TENSOR_OPS = gate("inference_tensor_outside")
+GRAD_VIEW = gate("autograd_grad_view")
 
 
 # Operations, each written once for both libraries: name -> (function,
@@ -557,6 +570,11 @@ class Toygrad(RuleBasedStateMachine):
         unchecked = ()
         if known(INFERENCE_VIEW_BASE) and torch.is_inference_mode_enabled():
             unchecked = ("view of",)
+        if (known(INFERENCE_TENSOR_OPS) and x.torch.is_inference()
+                and not torch.is_inference_mode_enabled()):
+            if name in ("sum", "sum(0)", "mean", "max"):
+                return multiple()
+            unchecked += ("version",)
         if known(RELU_SIGNED_ZERO) and "relu" in name and negative_zero(x):
             return multiple()
         if known(ELEMENT_WRITE) and x.torch.ndim == 1 and name in (
@@ -664,6 +682,8 @@ class Toygrad(RuleBasedStateMachine):
         if known(AUTOGRAD_GRAD_CHECKS) and not (
                 x.torch.requires_grad and torch.is_grad_enabled()):
             return multiple()
+        if known(INFERENCE_TENSOR_OPS) and x.torch.is_inference():
+            return multiple()
         if create_graph and self.packing():  # the backward pass saves
             return multiple()
         if known(BACKWARD_INFERENCE) and torch.is_inference_mode_enabled():
@@ -675,6 +695,8 @@ class Toygrad(RuleBasedStateMachine):
         unchecked = ("written",) if known(GRAD_BROADCAST) else ()
         if known(GRAD_VERSION):
             unchecked += ("version",)
+        if known(GRAD_VIEW):
+            unchecked += ("view of",)
         return self.step("autograd.grad(x.sum(), [y])", run, x, y,
                          unchecked=unchecked)
 

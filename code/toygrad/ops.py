@@ -1634,6 +1634,8 @@ class Expand(Function):
 
     @staticmethod
     def take(ctx, array):
+        if array.shape == ctx.new_shape:  # nothing repeated: writable
+            return array[...]
         return np.broadcast_to(array, ctx.new_shape)
 
     @staticmethod
@@ -1724,11 +1726,16 @@ def _take(x, key, setting):
     used = sum(1 for item in items if item is not None and item is not
                Ellipsis)
     if used > x.ndim:
-        if x.ndim == 0 and used == 1 and _is_index(items[0]):
+        if x.ndim == 0 and single and _is_index(key):  # as PyTorch's
+            if int(key) != 0:
+                raise IndexError(f"index {int(key)} is out of bounds for "
+                                 "dimension 0 with size 0")
             raise IndexError(
                 "invalid index of a 0-dim tensor. Use `tensor.item()` in "
                 "Python or `tensor.item<T>()` in C++ to convert a 0-dim "
                 "tensor to a number")
+        if x.ndim == 0 and single and isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         raise IndexError(f"too many indices for tensor of dimension "
                          f"{x.ndim}")
     if single and isinstance(key, slice) and not setting:

@@ -159,6 +159,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
         retain_graph = create_graph
     results = [None] * len(inputs)
     captures = {}
+    for index, output in enumerate(outputs):  # outputs first, as PyTorch
+        if output._gradient_edge()[0] is None:
+            raise RuntimeError(f"element {index} of tensors does not require "
+                               "grad and does not have a grad_fn")
     for index, (node, input_nr) in enumerate(_input_edges(inputs, False)):
         captures.setdefault(node, []).append((input_nr, (results, index)))
     _run(outputs, grads, retain_graph, create_graph, set(captures), captures)

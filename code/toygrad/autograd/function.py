@@ -197,6 +197,16 @@ def _refuse_inference(tensor):
         "`torch.inference_mode()`.")
 
 
+def _refuse_inference_leaf():
+    """An inference tensor that requires grad, used where operations record:
+    PyTorch records some operations on it (``x * 2``) and silently not
+    others (``x.sum()``, ``x.exp()``, ``x[0]``); toygrad refuses them all."""
+    if not grad_mode.state.inference:
+        raise NotImplementedError(
+            "toygrad does not support recording operations on an inference "
+            "tensor that requires grad")
+
+
 def _refuse_custom_in_inference(cls):
     """PyTorch records a custom Function (not its built-in operations) in
     inference mode when grad mode is on again (``enable_grad`` inside
@@ -472,6 +482,8 @@ def _connect(ctx, inputs):
             if x._grad_fn is not None and x._view is None:  # the usual case
                 edges.append((x._grad_fn, x.output_nr))
             else:
+                if x._is_inference and x._requires_grad:  # chapter 10
+                    _refuse_inference_leaf()
                 edges.append(x._gradient_edge())
             input_meta.append((x.data.shape, x.data.dtype))
         else:

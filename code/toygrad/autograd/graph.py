@@ -131,6 +131,8 @@ class AccumulateGrad(Node):
     # Task 4.2: a leaf accumulates its gradients
     def apply(self, grad):
         variable = self.variable
+        if not variable.requires_grad:  # switched off since it was used
+            return ()
         if variable.grad is None:
             variable.grad = variable._new_grad(grad)
         else:

@@ -15,6 +15,7 @@ from importlib.util import find_spec
 
 import numpy as np
 
+from toygrad.autograd import grad_mode
 from toygrad.dtypes import torch_name
 from toygrad.nn import functional
 from toygrad.tensor import Tensor
@@ -33,6 +34,8 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         if data is None:
             data = np.empty(0, np.float32)
+        data_is_inference = (data._is_inference if isinstance(data, Tensor)
+                             else None)
         counter = data._version_counter if isinstance(data, Tensor) else None
         if isinstance(data, Tensor) and counter is None:
             counter = data._version_counter = [0]
@@ -43,6 +46,10 @@ class Parameter(Tensor):
         super().__init__(data, requires_grad)
         if counter is not None:  # an in-place change of one is the other's
             self._version_counter = counter
+        # An alias of ``data``: an inference tensor if it is one, or if made
+        # from numbers in inference mode (as torch.empty there).
+        self._is_inference = (data_is_inference if data_is_inference
+                              is not None else grad_mode.state.inference)
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -525,6 +532,14 @@ def _size(shape):
     return f"torch.Size({list(shape)})"
 
 
+def _initialised(parameter):
+    """A new layer's parameter: PyTorch fills it in place (``init``'s
+    ``uniform_``), so its version is 1 (an inference tensor has none)."""
+    if not parameter._is_inference:
+        parameter._version_counter = [1]
+    return parameter
+
+
 class Linear(Module):
     """``x @ weight.t() + bias``, initialised as PyTorch initialises it."""
 
@@ -534,11 +549,11 @@ class Linear(Module):
         self.in_features, self.out_features = in_features, out_features
         rng = generator if generator is not None else np.random.default_rng()
         bound = 1 / math.sqrt(in_features)  # kaiming_uniform(a=sqrt(5))
-        self.weight = Parameter(rng.uniform(
-            -bound, bound, (out_features, in_features)).astype(dtype))
+        self.weight = _initialised(Parameter(rng.uniform(
+            -bound, bound, (out_features, in_features)).astype(dtype)))
         if bias:
-            self.bias = Parameter(rng.uniform(
-                -bound, bound, out_features).astype(dtype))
+            self.bias = _initialised(Parameter(rng.uniform(
+                -bound, bound, out_features).astype(dtype)))
         else:
             self.register_parameter("bias", None)
 

@@ -16,7 +16,7 @@ import numpy as np
 from toygrad import ops
 from toygrad.autograd import Function
 from toygrad.dtypes import torch_name
-from toygrad.nn import Module, Parameter, functional
+from toygrad.nn import Module, Parameter, _initialised, functional
 from toygrad.tensor import Tensor, _refuse
 
 
@@ -150,11 +150,11 @@ class Conv2d(Module):
         fan_in = in_channels * kernel_size[0] * kernel_size[1]
         bound = 1 / math.sqrt(fan_in)  # kaiming_uniform(a=sqrt(5)), as Linear
         shape = (out_channels, in_channels) + kernel_size
-        self.weight = Parameter(
-            rng.uniform(-bound, bound, shape).astype(dtype))
+        self.weight = _initialised(Parameter(
+            rng.uniform(-bound, bound, shape).astype(dtype)))
         if bias:
-            self.bias = Parameter(
-                rng.uniform(-bound, bound, out_channels).astype(dtype))
+            self.bias = _initialised(Parameter(
+                rng.uniform(-bound, bound, out_channels).astype(dtype)))
         else:
             self.register_parameter("bias", None)
 

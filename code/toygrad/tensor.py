@@ -448,6 +448,17 @@ class Tensor:
                             inputs=inputs)
         if gradient is not None and not isinstance(gradient, Tensor):
             gradient = _first_gradient(gradient)
+        # PyTorch's order: the gradient is checked (_make_grads), then the
+        # engine finds no node.
+        if gradient is None:
+            if self.data.size != 1 and self.requires_grad:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs")
+        elif gradient.data.shape != self.data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[0] has a shape of "
+                f"{_size(gradient.shape)} and output[0] has a shape of "
+                f"{_size(self.shape)}.")
         node, input_nr = self._gradient_edge()
         if node is None:
             raise RuntimeError("element 0 of tensors does not require grad "
@@ -455,16 +466,8 @@ class Tensor:
         if create_graph:
             warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
         if gradient is None:
-            if self.data.size != 1:
-                raise RuntimeError(
-                    "grad can be implicitly created only for scalar outputs")
             gradient = Tensor(np.array(1, self.data.dtype).reshape(
                 self.data.shape))  # np.ones_like, without its overhead
-        if gradient.data.shape != self.data.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[0] has a shape of "
-                f"{_size(gradient.shape)} and output[0] has a shape of "
-                f"{_size(self.shape)}.")
         if gradient.data.dtype != self.data.dtype:
             gradient = _cast_gradient(gradient, self.data.dtype,
                                       create_graph)

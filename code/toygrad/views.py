@@ -94,15 +94,18 @@ def track(ctx, source, outputs):
     Each output's ``_view`` says how it was taken: ``(parent, ctx,
     output_nr, creation_meta, one_of_several)``.
     """
+    multi = type(outputs) is tuple
+    if source._is_inference:
+        # A view of an inference tensor is one, and (as in PyTorch) not
+        # tracked as a view: no _base, no version counter to share.
+        for out in (outputs if multi else (outputs,)):
+            out._is_inference = True
+        return
     base = source if source._base is None else source._base
     counter = source._version_counter
     if counter is None:
         counter = source._version_counter = [0]
-    multi = type(outputs) is tuple
     meta = _creation_meta(source, multi)
-    if source._is_inference:  # a view of an inference tensor is one
-        for out in (outputs if type(outputs) is tuple else (outputs,)):
-            out._is_inference = True
     if not multi:
         outputs._base, outputs._version_counter = base, counter
         outputs._view = (source, ctx, 0, meta, False)

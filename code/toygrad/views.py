@@ -368,11 +368,33 @@ def _writable(target, source, function):
 
 
 def _partly_overlap(a, b):
-    """Whether two arrays share memory without being the very same view."""
-    same = (a.__array_interface__["data"][0] ==
-            b.__array_interface__["data"][0]
-            and a.shape == b.shape and a.strides == b.strides)
-    return not same and np.may_share_memory(a, b)
+    """PyTorch's ``get_overlap_status(a, b) == PARTIAL``: two arrays that
+    each tile a block of memory, blocks that meet without being the same.
+    Where either repeats or skips elements (an expand, a strided view),
+    PyTorch calls it too hard to tell and lets the operation run."""
+    a_start = a.__array_interface__["data"][0]
+    b_start = b.__array_interface__["data"][0]
+    if a_start == b_start and a.shape == b.shape and a.strides == b.strides:
+        return False  # the very same view: full overlap, allowed
+    if not (_dense(a) and _dense(b)):
+        return False
+    a_end, b_end = a_start + a.nbytes, b_start + b.nbytes
+    if a_start == b_start and a_end == b_end:
+        return False
+    return a_start < b_end and b_start < a_end
+
+
+def _dense(array):
+    """Whether ``array``'s elements tile one block of memory, in any order
+    (PyTorch's ``is_non_overlapping_and_dense``)."""
+    expected = array.itemsize
+    for stride, size in sorted(zip(array.strides, array.shape)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _write(target, numbers):

@@ -127,9 +127,10 @@ class Conv2d(Module):
         stride = _pair(stride, "stride")
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
-                # A set, printed in this process's order, as PyTorch's.
+                # A set built in the same order as PyTorch's, so it prints
+                # in the same order in this process.
                 raise ValueError(f"Invalid padding string {padding!r}, should "
-                                 f"be one of { {'valid', 'same'} }")
+                                 f"be one of { {'same', 'valid'} }")
             if padding == "same" and stride != (1, 1):
                 raise ValueError("padding='same' is not supported for "
                                  "strided convolutions")

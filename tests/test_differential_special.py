@@ -37,7 +37,10 @@ def _params(cases, known):
     out = []
     for case in cases:
         reason = known.get(case.id)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason \
+        # A case whose outcome depends on the CPU's BLAS kernels (which
+        # one MKL picks) agrees on some machines: not strict there.
+        strict = case.id not in special_known.MACHINE_DEPENDENT
+        marks = [pytest.mark.xfail(strict=strict, reason=reason)] if reason \
             else []
         out.append(pytest.param(case, id=case.id, marks=marks))
     return out
@@ -376,3 +379,5 @@ def test_every_known_special_difference_names_a_case():
         for case_id, reason in known.items():
             assert case_id in optable.CASES_BY_ID, case_id
             assert reason.split(":")[0] in special_known.CLASSES, reason
+    # A machine-dependent case is a known difference too (not a way out).
+    assert special_known.MACHINE_DEPENDENT <= set(special_known.SPECIAL_UPSTREAM)

@@ -46,23 +46,10 @@ def _params(cases, known):
     return out
 
 
-def _offered(entry):
-    """Whether this toygrad has the modules and optimizers ``entry`` uses: a
-    package cut before chapter 15 has no Conv2d, MaxPool2d or Flatten."""
-    for name in entry.api:
-        if name.startswith(("nn.", "optim.")):
-            owner = toygrad
-            for part in name.split("."):
-                owner = getattr(owner, part, None)
-            if owner is None:
-                return False
-    return True
-
-
 def _differentiable(case):
     """Cases that record a graph in both libraries (no refusal, no
     deliberate difference) and have an input that requires grad."""
-    return (_offered(case.entry) and case.id not in optable.UNSUPPORTED
+    return (optable.offered(case.entry) and case.id not in optable.UNSUPPORTED
             and case.id not in optable.DELIBERATE
             and any(getattr(arg, "requires_grad", False)
                     for arg in case.sample.args))

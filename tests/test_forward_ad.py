@@ -28,25 +28,12 @@ def _float64_leaf(arg):
     return isinstance(arg, optable.Leaf) and arg.array.dtype == np.float64
 
 
-def _offered(entry):
-    """Whether this toygrad has the modules and optimizers ``entry`` uses: a
-    package cut before chapter 15 has no Conv2d, MaxPool2d or Flatten."""
-    for name in entry.api:
-        if name.startswith(("nn.", "optim.")):
-            owner = toygrad
-            for part in name.split("."):
-                owner = getattr(owner, part, None)
-            if owner is None:
-                return False
-    return True
-
-
 def forward_cases():
     """The harness's cases with float64 tensor inputs, run without a
     context (a context may call backward or no_grad: reverse mode), but
     for those toygrad refuses by design (optable.UNSUPPORTED)."""
     return [case for case in optable.CASES
-            if _offered(case.entry)
+            if optable.offered(case.entry)
             and not case.sample.context and not case.sample.kwargs
             and case.id not in optable.UNSUPPORTED  # refused by design
             and any(_float64_leaf(arg) for arg in case.sample.args)

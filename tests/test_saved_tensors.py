@@ -162,6 +162,24 @@ def test_a_create_graph_backward_packs_what_pytorch_packs_in_its_order(op):
     assert seen[0] == seen[1]
 
 
+def test_autograd_grad_computes_and_packs_only_the_gradients_it_needs():
+    """grad of x in x @ w.t(), w requiring grad too: PyTorch's MmBackward0
+    computes only x's gradient (task_should_compute_output), so a
+    create_graph pass packs one tensor, not two."""
+    seen = []
+    for lib in LIBS:
+        log = []
+        w = leaf(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        x = w * w
+        with hooks(lib).saved_tensors_hooks(
+                lambda t: log.append(numbers(t).tolist()) or t, lambda t: t):
+            out = x @ w.t()
+            log.append("|")
+            g, = lib.autograd.grad(out.sum(), [x], create_graph=True)
+        seen.append((log, numbers(g).tolist()))
+    assert seen[0] == seen[1]
+
+
 def test_a_float16_copy_gives_gradients_within_float16_precision():
     rng = np.random.default_rng(1)
     w = rng.standard_normal((5, 4))

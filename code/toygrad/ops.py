@@ -2042,9 +2042,11 @@ class Mm(Function):
         a_columns, b_columns = ctx.column_major
         # The right matrix's gradient first, as PyTorch's MmBackward0
         # computes them (what a pack hook sees under create_graph).
-        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
-        return (None if b is None else _grad_of_left(grad, b, a_columns),
-                grad_b)
+        need_a, need_b = ctx.needs_input_grad  # narrowed by autograd.grad
+        grad_b = (_grad_of_right(grad, a, b_columns) if need_b and a
+                  is not None else None)
+        return (_grad_of_left(grad, b, a_columns) if need_a and b is not None
+                else None, grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -276,3 +276,17 @@ def test_a_deleted_weight_is_an_attribute_error_in_forward():
         del layer.weight
         layer(lib.ones(1, 2))
     assert same(run)[0] == "AttributeError"
+
+
+def test_a_parameter_and_a_tensor_take_any_attribute():
+    """A parameter set as a module attribute is a tensor: ``p.weight = None``
+    is an ordinary attribute on it, in torch as here."""
+    def run(lib):
+        layer = lib.nn.Linear(3, 2, bias=False)
+        setattr(layer, "0", lib.nn.Parameter(lib.zeros(3)))
+        p = getattr(layer, "0")
+        p.weight = None
+        t = lib.tensor(1.0)
+        t.note = "seen"
+        return p.weight, t.note, names(layer.named_parameters())
+    assert same(run) == ("ok", (None, "seen", ["weight", "0"]))

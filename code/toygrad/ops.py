@@ -446,8 +446,10 @@ class Div(Function):
         a_shape, b_shape = ctx.shapes
         # div_tensor_other_backward: -grad * ((a / b) / b), grouped so, not
         # a / (b * b), which overflows or underflows where it does not.
-        return (unbroadcast(grad / b, a_shape) if need_a else None,
-                unbroadcast(-grad * (a / b / b), b_shape) if need_b else None)
+        # PyTorch's DivBackward0 computes other's gradient first (what a
+        # pack hook sees under create_graph).
+        grad_b = unbroadcast(-grad * (a / b / b), b_shape) if need_b else None
+        return unbroadcast(grad / b, a_shape) if need_a else None, grad_b
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -528,10 +530,11 @@ class Pow(Function):
     def backward(ctx, grad):
         b, a, out = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        # the exponent's gradient first, as PyTorch's PowBackward1
+        grad_b = (unbroadcast(_pow_backward_exponent(grad, a, b, out), b.shape)
+                  if need_b else None)
         return (unbroadcast(_pow_backward_self(grad, a, b), a.shape)
-                if need_a else None,
-                unbroadcast(_pow_backward_exponent(grad, a, b, out), b.shape)
-                if need_b else None)
+                if need_a else None, grad_b)
 
     # PyTorch's jvp: the two backward formulas applied to the tangents.
     @staticmethod
@@ -575,12 +578,15 @@ class ZeroWhere(Function):
     @staticmethod
     def forward(ctx, zero, x, condition):
         ctx.condition = condition
+        # WhereBackward0 saves the condition (a pack hook sees it)
+        ctx.save_for_backward(Tensor(np.asarray(condition)))
         return Tensor(np.where(condition, zero.data, x.data))
 
     @staticmethod
     def backward(ctx, grad):
         need_x = ctx.needs_input_grad[1]
-        return (None, zero_where(ctx.condition, grad) if need_x else None,
+        (condition,) = ctx.saved_tensors
+        return (None, zero_where(condition.data, grad) if need_x else None,
                 None)
 
     @staticmethod
@@ -2036,9 +2042,11 @@ class Mm(Function):
         a_columns, b_columns = ctx.column_major
         # The right matrix's gradient first, as PyTorch's MmBackward0
         # computes them (what a pack hook sees under create_graph).
-        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
-        return (None if b is None else _grad_of_left(grad, b, a_columns),
-                grad_b)
+        need_a, need_b = ctx.needs_input_grad  # narrowed by autograd.grad
+        grad_b = (_grad_of_right(grad, a, b_columns) if need_b and a
+                  is not None else None)
+        return (_grad_of_left(grad, b, a_columns) if need_a and b is not None
+                else None, grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -96,9 +96,12 @@ class Tensor:
     the NumPy array holding the numbers.
     """
 
+    # Slots for speed, and a __dict__: a torch tensor takes any attribute
+    # (t.note = 1), so a toygrad one does too.
     __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "output_nr",
                  "_version_counter", "_accumulator", "_base", "_view",
-                 "_view_version", "_hooks", "_is_inference", "__weakref__")
+                 "_view_version", "_hooks", "_is_inference", "__weakref__",
+                 "__dict__")
 
     def __init__(self, data, requires_grad=False):
         if type(data) is not np.ndarray:  # NumPy gives scalars for 0-dim

@@ -380,7 +380,7 @@ def _partly_overlap(a, b):
         return False
     a_end, b_end = a_start + a.nbytes, b_start + b.nbytes
     if a_start == b_start and a_end == b_end:
-        return False
+        return a.strides != b.strides  # x.t() and x: partial
     return a_start < b_end and b_start < a_end
 
 

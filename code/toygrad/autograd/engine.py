@@ -49,6 +49,37 @@ def _call_function(node, grads_in):
     return call_function(node, grads_in, run)
 
 
+# Operations whose nodes PyTorch writes in C++: there a node computes only
+# the gradients the pass needs. A custom Function's (a user's, or the book's
+# examples') keeps ctx.needs_input_grad as forward set it, as in PyTorch.
+BUILT_IN = ("toygrad.ops", "toygrad.views", "toygrad.nn.")
+
+
+def _run_needed(node, grads_in, needed, captures):
+    """Chapter 12: run ``node`` in a pass that skips nodes; a built-in
+    operation computes only the gradients that go to a node that runs or
+    is captured (PyTorch's ``task_should_compute_output``), so it saves for
+    a ``create_graph`` pass what PyTorch's saves."""
+    flags = getattr(node, "needs_input_grad", None)
+    narrow = flags and type(node)._forward_cls.__module__.startswith(BUILT_IN)
+    if narrow:
+        edges = iter(node.next_functions)  # one per tensor input
+        wanted = []
+        for flag, meta in zip(flags, node._input_meta):
+            if meta is not None:
+                next_node = next(edges)[0]
+                flag = flag and (next_node in needed or next_node in captures)
+            wanted.append(flag)
+        node.needs_input_grad = tuple(wanted)
+    try:
+        if node._hooks is None and not anomaly.enabled:
+            return grads_in, node.apply(*grads_in)
+        return _call_function(node, grads_in)
+    finally:
+        if narrow:
+            node.needs_input_grad = flags
+
+
 # Task 4.1: the engine's loop: every node once, newest first
 def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
             captures=None):
@@ -88,7 +119,9 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
                                    node in needed)
             if node not in needed:
                 continue
-        if node._hooks is None and not anomaly.enabled:
+            grads_in, grads_out = _run_needed(node, grads_in, needed,
+                                              captures)
+        elif node._hooks is None and not anomaly.enabled:
             grads_out = node.apply(*grads_in)
         else:  # chapters 10 and 11: hooks around the node, anomaly checks
             grads_in, grads_out = _call_function(node, grads_in)
@@ -191,7 +224,9 @@ def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
                                    node in needed)
             if node not in needed:
                 continue
-        if node._hooks is None and not anomaly.enabled:
+            grads_in, grads_out = _run_needed(node, grads_in, needed,
+                                              captures)
+        elif node._hooks is None and not anomaly.enabled:
             grads_out = node.apply(*grads_in)
         else:
             grads_in, grads_out = _call_function(node, grads_in)

@@ -1315,6 +1315,17 @@ def _ignore_samples(rng):
             x = leaf(rng, (4, 3), high=0.0)
             out.append(Sample(f"{reduction}, 4x3, {text}", (
                 x, Leaf(np.array(target)), ignore, reduction)))
+    # Labels that only a check of every label tells apart (a negative
+    # one, an ignore_index outside the classes that labels hold).
+    for text, target, ignore in (
+            ("target -1 out of range", [0, -1, -100, 1], -100),
+            ("ignore_index=-1, target -1", [0, -1, 2, 1], -1),
+            ("ignore_index=5, target 5", [5, 1, 2, 5], 5),
+            ("ignore_index=5, target 4 out of range", [5, 4, 2, 1], 5)):
+        for reduction in ("mean", "none"):
+            x = leaf(rng, (4, 3), high=0.0)
+            out.append(Sample(f"{reduction}, 4x3, {text}", (
+                x, Leaf(np.array(target)), ignore, reduction)))
     x = leaf(rng, (4, 3), "float32", high=0.0)
     out.append(Sample("mean, f32 4x3, target 4 with -100", (
         x, Leaf(np.array([0, -100, 1, 2])), -100, "mean")))

@@ -128,6 +128,38 @@ def test_the_numbers_change_before_the_in_place_error_as_in_pytorch():
     both(scenario)
 
 
+def _inference_leaf(lib):
+    with lib.inference_mode():
+        return lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+
+
+# An inference tensor has no autograd dispatch key: an in-place change whose
+# tensors are all inference tensors skips autograd's checks (a leaf's among
+# them) and fails at the version counter; a normal tensor among them, or a
+# Python number (wrapped as a normal tensor), brings the checks back.
+ON_AN_INFERENCE_LEAF = {
+    "zero_()": lambda lib, x, y: x.zero_(),
+    "mul_(inference y)": lambda lib, x, y: x.mul_(y),
+    "add_(inference y, alpha=2)": lambda lib, x, y: x.add_(y, alpha=2),
+    "copy_(inference y)": lambda lib, x, y: x.copy_(y),
+    "x[()] = inference y": lambda lib, x, y: x.__setitem__((), y),
+    "x[...] = inference y": lambda lib, x, y: x.__setitem__(..., y),
+    "mul_(2.0)": lambda lib, x, y: x.mul_(2.0),
+    "x[()] = 5.0": lambda lib, x, y: x.__setitem__((), 5.0),
+    "mul_(normal y)": lambda lib, x, y: x.mul_(lib.ones((), dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("action", ON_AN_INFERENCE_LEAF.values(),
+                         ids=ON_AN_INFERENCE_LEAF.keys())
+def test_in_place_on_an_inference_leaf_checks_as_pytorch_dispatches(action):
+    def scenario(lib):
+        x, y = _inference_leaf(lib), _inference_leaf(lib)
+        return error_of(lib, lambda lib: action(lib, x, y)), x.tolist()
+
+    both(scenario)
+
+
 def test_inside_inference_mode_anything_goes():
     def scenario(lib):
         a, x = _inference(lib), lib.ones(2)

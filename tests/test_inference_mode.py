@@ -160,6 +160,20 @@ def test_in_place_on_an_inference_leaf_checks_as_pytorch_dispatches(action):
     both(scenario)
 
 
+@pytest.mark.parametrize("base", [0.0, 2.0, 1.0])
+@pytest.mark.parametrize("where", ["normal tensor", "inference tensor"])
+def test_number_to_a_tensor_s_power_writes_its_result_as_pytorch(base, where):
+    # pow(Scalar, Tensor) is pow_out into a new tensor: where autograd does
+    # not see the call (an inference exponent outside inference mode), the
+    # write counts, and the result is at version 1.
+    def scenario(lib):
+        x = _inference(lib) if where == "inference tensor" else lib.ones(2)
+        out = base ** x
+        return out.tolist(), out._version, out.is_inference()
+
+    both(scenario)
+
+
 def test_inside_inference_mode_anything_goes():
     def scenario(lib):
         a, x = _inference(lib), lib.ones(2)

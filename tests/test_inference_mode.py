@@ -174,6 +174,20 @@ def test_number_to_a_tensor_s_power_writes_its_result_as_pytorch(base, where):
     both(scenario)
 
 
+def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
+    # AccumulateGrad copies the given gradient (the caller still holds it):
+    # inside inference mode the copy is an inference tensor, so zeroing it
+    # in place later, outside, is refused.
+    def scenario(lib):
+        w = lib.nn.Linear(3, 2).weight
+        with lib.inference_mode():
+            w.backward(lib.ones((2, 3)))
+        zeroing = error_of(lib, lambda lib: w.grad.zero_())
+        return w.grad.is_inference(), w.grad.requires_grad, zeroing
+
+    both(scenario)
+
+
 def test_inside_inference_mode_anything_goes():
     def scenario(lib):
         a, x = _inference(lib), lib.ones(2)

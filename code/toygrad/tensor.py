@@ -360,7 +360,9 @@ class Tensor:
         if private.strides != self.data.strides:  # another layout: redo
             private = np.empty_like(self.data)
             np.copyto(private, grad.data)
-        return Tensor(private)
+        private = Tensor(private)
+        private._is_inference = grad_mode.state.inference  # chapter 10
+        return private
 
     def _can_steal(self, grad):
         """Whether ``grad`` may become this leaf's ``.grad`` as it is.

@@ -382,3 +382,20 @@ def test_max_pool2d_options_and_special_values_match_pytorch(options,
     reference.backward(torch.from_numpy(upstream))
     np.testing.assert_allclose(tx.grad.data, rx.grad.numpy(), rtol=0,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("size", [2, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_of_an_expanded_vector_checks_as_matmul_does(size, dtype):
+    # Not contiguous, so PyTorch's linear is matmul then add_, not addmm:
+    # mm's shape error comes before its dtype error.
+    def outcome(lib):
+        x = lib.ones((), dtype=getattr(lib, dtype)).expand(size)
+        weight = lib.ones((2, 3), dtype=lib.float64)
+        bias = lib.ones(2, dtype=lib.float64)
+        try:
+            return lib.nn.functional.linear(x, weight, bias).tolist()
+        except RuntimeError as error:
+            return str(error)
+
+    assert outcome(toygrad) == outcome(torch)

@@ -122,10 +122,14 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
         raise ValueError(f"Expected input batch_size ({len(log_probs.data)})"
                          f" to match target batch_size ({len(target.data)}).")
     labels = target.data
-    kept = labels != ignore_index
-    bad = (labels < 0) | (labels >= log_probs.shape[1])
-    if (bad & kept).any():  # NumPy would count a negative one from the end
-        raise IndexError(f"Target {labels[bad & kept][0]} is out of bounds.")
+    classes = log_probs.data.shape[1]
+    # Read as unsigned, a negative label is past the last class: one
+    # reduction finds any label out of bounds (NumPy would count a negative
+    # one from the end); the rows ignored are looked at only then.
+    if labels.size and labels.view(np.uint64).max() >= classes:
+        bad = ((labels < 0) | (labels >= classes)) & (labels != ignore_index)
+        if bad.any():
+            raise IndexError(f"Target {labels[bad][0]} is out of bounds.")
     return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index)
 
 

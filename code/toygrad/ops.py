@@ -10,8 +10,6 @@ shapes) before an operation runs, so that a mistake gets PyTorch's error and
 never a silently different answer.
 """
 
-import functools
-
 import numpy as np
 
 from toygrad.autograd import grad_mode
@@ -41,12 +39,9 @@ def unbroadcast(grad, shape):
     if not shape:
         return SumAll.apply(grad)
     lead = len(have) - len(shape)
-    if lead == 1 and have[1:] == shape:  # a bias: the rows summed
-        dims = (0,)
-    else:
-        dims = tuple(range(lead)) + tuple(
-            i for i in range(lead, len(have))
-            if shape[i - lead] == 1 and have[i] != 1)
+    dims = tuple(range(lead)) + tuple(
+        i for i in range(lead, len(have))
+        if shape[i - lead] == 1 and have[i] != 1)
     if not grad_mode.state.enabled and len(dims) == lead:
         # Not recorded, and the same numbers in one step: the sum alone.
         return Tensor(_sum(grad.data, dims, False))
@@ -2256,21 +2251,13 @@ class LogSoftmax(Function):
         return ta - (ta * out.exp()).sum(ctx.dim, keepdim=True)
 
 
-@functools.lru_cache(maxsize=64)
-def _ones_column(rows, dtype):
-    """A read-only column of ones, made once per size and dtype."""
-    ones = np.ones((rows, 1), dtype)
-    ones.flags.writeable = False
-    return ones
-
-
 def _log_softmax_backward(grad, out, dim):
     """``grad - exp(out) * grad.sum(dim)`` for log_softmax's output ``out``."""
     if grad.ndim == 2 and dim == 1 and grad.dtype.kind == "f":
         # A batch of rows: each row's sum as a matrix-vector product, which
         # NumPy's BLAS does several times faster than its reduction over
         # short rows (10 classes). The same sum, rounded in another order.
-        total = grad @ _ones_column(grad.shape[1], grad.dtype)
+        total = grad @ np.ones((grad.shape[1], 1), grad.dtype)
     else:
         total = grad.sum(axis=dim, keepdims=True)
     if (dim == grad.ndim - 1 or not grad.ndim) and not total.all():
@@ -2331,17 +2318,10 @@ class NllLoss(Function):
         (labels,) = labels
         target = labels.data
         rows, taken = np.arange(len(target)), target
-        classes = log_probs.data.shape[1]
-        # Rows to ignore, unless none can be: ignore_index is not a class
-        # and every label is one (read as unsigned, a negative label is
-        # past the last class). One reduction, not a mask: this runs at
-        # every step of a training loop.
-        if (0 <= ignore_index < classes or not target.size
-                or target.view(np.uint64).max() >= classes):
-            kept = target != ignore_index
-            if not kept.all():  # ignored rows count for nothing
-                rows = rows[kept]
-                taken = target[rows]
+        kept = target != ignore_index
+        if not kept.all():  # ignored rows count for nothing
+            rows = rows[kept]
+            taken = target[rows]
         try:
             picked = log_probs.data[rows, taken]
         except IndexError:  # a label past the last class
@@ -2361,9 +2341,7 @@ class NllLoss(Function):
         # 0 - sum, not -sum: PyTorch subtracts from a zero, so a loss of
         # zero is +0.0, never -0.0.
         loss = 0.0 - picked.sum()
-        if reduction == "mean" and count:
-            loss = loss / dtype.type(count)
-        elif reduction == "mean":  # every row ignored: 0 / 0, NaN as PyTorch
+        if reduction == "mean":  # every row ignored: 0 / 0, NaN as PyTorch
             with np.errstate(invalid="ignore", divide="ignore"):
                 loss = loss / dtype.type(count)
         return Tensor(np.asarray(loss, dtype=dtype))

@@ -21,6 +21,13 @@ def linear(x, weight, bias=None):
     1-D bias are folded into rows for an ``addmm`` and unfolded after; the
     rest is a ``matmul`` followed by an in-place ``add_`` of the bias.
     """
+    for position, (name, value) in enumerate(
+            (("input", x), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(value, Tensor) and (value is not None
+                                              or name != "bias"):
+            raise TypeError(f"linear(): argument '{name}' (position "
+                            f"{position}) must be Tensor, not "
+                            f"{type(value).__name__}")
     x_ndim = x.data.ndim
     if x_ndim == 0 or weight.data.ndim == 0:
         raise RuntimeError(
@@ -122,14 +129,10 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
         raise ValueError(f"Expected input batch_size ({len(log_probs.data)})"
                          f" to match target batch_size ({len(target.data)}).")
     labels = target.data
-    classes = log_probs.data.shape[1]
-    # Read as unsigned, a negative label is past the last class: one
-    # reduction finds any label out of bounds (NumPy would count a negative
-    # one from the end); the rows ignored are looked at only then.
-    if labels.size and labels.view(np.uint64).max() >= classes:
-        bad = ((labels < 0) | (labels >= classes)) & (labels != ignore_index)
-        if bad.any():
-            raise IndexError(f"Target {labels[bad][0]} is out of bounds.")
+    kept = labels != ignore_index
+    bad = (labels < 0) | (labels >= log_probs.shape[1])
+    if (bad & kept).any():  # NumPy would count a negative one from the end
+        raise IndexError(f"Target {labels[bad & kept][0]} is out of bounds.")
     return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index)
 
 

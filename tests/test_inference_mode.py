@@ -128,6 +128,66 @@ def test_the_numbers_change_before_the_in_place_error_as_in_pytorch():
     both(scenario)
 
 
+def _inference_leaf(lib):
+    with lib.inference_mode():
+        return lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+
+
+# An inference tensor has no autograd dispatch key: an in-place change whose
+# tensors are all inference tensors skips autograd's checks (a leaf's among
+# them) and fails at the version counter; a normal tensor among them, or a
+# Python number (wrapped as a normal tensor), brings the checks back.
+ON_AN_INFERENCE_LEAF = {
+    "zero_()": lambda lib, x, y: x.zero_(),
+    "mul_(inference y)": lambda lib, x, y: x.mul_(y),
+    "add_(inference y, alpha=2)": lambda lib, x, y: x.add_(y, alpha=2),
+    "copy_(inference y)": lambda lib, x, y: x.copy_(y),
+    "x[()] = inference y": lambda lib, x, y: x.__setitem__((), y),
+    "x[...] = inference y": lambda lib, x, y: x.__setitem__(..., y),
+    "mul_(2.0)": lambda lib, x, y: x.mul_(2.0),
+    "x[()] = 5.0": lambda lib, x, y: x.__setitem__((), 5.0),
+    "mul_(normal y)": lambda lib, x, y: x.mul_(lib.ones((), dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("action", ON_AN_INFERENCE_LEAF.values(),
+                         ids=ON_AN_INFERENCE_LEAF.keys())
+def test_in_place_on_an_inference_leaf_checks_as_pytorch_dispatches(action):
+    def scenario(lib):
+        x, y = _inference_leaf(lib), _inference_leaf(lib)
+        return error_of(lib, lambda lib: action(lib, x, y)), x.tolist()
+
+    both(scenario)
+
+
+@pytest.mark.parametrize("base", [0.0, 2.0, 1.0])
+@pytest.mark.parametrize("where", ["normal tensor", "inference tensor"])
+def test_number_to_a_tensor_s_power_writes_its_result_as_pytorch(base, where):
+    # pow(Scalar, Tensor) is pow_out into a new tensor: where autograd does
+    # not see the call (an inference exponent outside inference mode), the
+    # write counts, and the result is at version 1.
+    def scenario(lib):
+        x = _inference(lib) if where == "inference tensor" else lib.ones(2)
+        out = base ** x
+        return out.tolist(), out._version, out.is_inference()
+
+    both(scenario)
+
+
+def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
+    # AccumulateGrad copies the given gradient (the caller still holds it):
+    # inside inference mode the copy is an inference tensor, so zeroing it
+    # in place later, outside, is refused.
+    def scenario(lib):
+        w = lib.nn.Linear(3, 2).weight
+        with lib.inference_mode():
+            w.backward(lib.ones((2, 3)))
+        zeroing = error_of(lib, lambda lib: w.grad.zero_())
+        return w.grad.is_inference(), w.grad.requires_grad, zeroing
+
+    both(scenario)
+
+
 def test_inside_inference_mode_anything_goes():
     def scenario(lib):
         a, x = _inference(lib), lib.ones(2)

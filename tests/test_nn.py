@@ -382,3 +382,45 @@ def test_max_pool2d_options_and_special_values_match_pytorch(options,
     reference.backward(torch.from_numpy(upstream))
     np.testing.assert_allclose(tx.grad.data, rx.grad.numpy(), rtol=0,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("size", [2, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_of_an_expanded_vector_checks_as_matmul_does(size, dtype):
+    # Not contiguous, so PyTorch's linear is matmul then add_, not addmm:
+    # mm's shape error comes before its dtype error.
+    def outcome(lib):
+        x = lib.ones((), dtype=getattr(lib, dtype)).expand(size)
+        weight = lib.ones((2, 3), dtype=lib.float64)
+        bias = lib.ones(2, dtype=lib.float64)
+        try:
+            return lib.nn.functional.linear(x, weight, bias).tolist()
+        except RuntimeError as error:
+            return str(error)
+
+    assert outcome(toygrad) == outcome(torch)
+
+
+@pytest.mark.parametrize("which", ["input", "weight", "bias"])
+def test_linear_refuses_what_is_not_a_tensor_as_pytorch(which):
+    def outcome(lib):
+        arguments = {"input": lib.ones(3), "weight": lib.ones((2, 3)),
+                     "bias": lib.ones(2)}
+        arguments[which] = None if which != "bias" else 1.0
+        try:
+            lib.nn.functional.linear(*arguments.values())
+        except TypeError as error:
+            return str(error)
+
+    assert outcome(toygrad) == outcome(torch)
+
+
+def test_a_linear_whose_weight_is_none_refuses_as_pytorch():
+    def outcome(lib):
+        layer = lib.nn.Linear(3, 2)
+        layer.weight = None
+        with pytest.raises(TypeError) as error:
+            layer(lib.ones(3))
+        return str(error.value)
+
+    assert outcome(toygrad) == outcome(torch)

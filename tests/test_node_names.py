@@ -72,3 +72,38 @@ def test_a_tensor_shows_its_node_by_class_name():
         y[1:].mul_(2)
         seen[lib] = repr(y).split("grad_fn=")[1]
     assert seen[toygrad] == seen[torch] == "<CopySlices>)"
+
+
+# A message names a node by its forward operation, as PyTorch's
+# Node::forward_op_name: "Backward0" dropped, another number kept (Pow2 for
+# PowBackward2), a name without "Backward<N>" whole.
+SAVED_OUTPUT_CHANGED = {
+    "exp": lambda lib, x: x.exp(),
+    "x ** x": lambda lib, x: x ** x,
+    "0.0 ** x": lambda lib, x: 0.0 ** x,
+    "2.0 ** x": lambda lib, x: 2.0 ** x,
+}
+
+
+@pytest.mark.parametrize("op", SAVED_OUTPUT_CHANGED.values(),
+                         ids=SAVED_OUTPUT_CHANGED.keys())
+def test_the_version_error_names_the_forward_op_as_pytorch(op):
+    def message(lib):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        out = op(lib, x)
+        out.mul_(2)
+        with pytest.raises(RuntimeError) as error:
+            out.sum().backward()
+        return str(error.value)
+
+    assert message(toygrad) == message(torch)
+
+
+def test_a_multi_output_view_error_names_the_forward_op_as_pytorch():
+    def message(lib):
+        rows = leaf(lib).clone().unbind()
+        with pytest.raises(RuntimeError) as error:
+            rows[0].mul_(2)
+        return str(error.value)
+
+    assert message(toygrad) == message(torch)

@@ -360,7 +360,9 @@ class Tensor:
         if private.strides != self.data.strides:  # another layout: redo
             private = np.empty_like(self.data)
             np.copyto(private, grad.data)
-        return Tensor(private)
+        private = Tensor(private)
+        private._is_inference = grad_mode.state.inference  # chapter 10
+        return private
 
     def _can_steal(self, grad):
         """Whether ``grad`` may become this leaf's ``.grad`` as it is.
@@ -520,7 +522,13 @@ class Tensor:
         return ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
 
     def __rpow__(self, base):  # base ** self
-        return ops.RPow.apply(*ops.rpow_operands(self, base))
+        out = ops.RPow.apply(*ops.rpow_operands(self, base))
+        if self._is_inference and not grad_mode.state.inference:
+            # PyTorch's autograd does not see an inference tensor; below
+            # it, pow(Scalar, Tensor) writes a new tensor with pow_out, and
+            # the write counts (chapter 10).
+            out._bump_version()
+        return out
 
     def __neg__(self):
         if self.dtype == np.bool_:

@@ -420,6 +420,19 @@ def _snapshot(tensor):
     return copy
 
 
+def _autograd_sees(target, args):
+    """Whether PyTorch's autograd kernel runs for an in-place change of
+    ``target`` by ``args``: an inference tensor has no autograd dispatch
+    key, so a change whose tensors are all inference tensors skips the
+    checks (a leaf's among them) and fails only at the version counter
+    (chapter 10). A Python number is wrapped as a normal tensor; ``alpha``
+    is a Scalar, not a tensor."""
+    if not target._is_inference:
+        return True
+    return bool(args) and not (isinstance(args[0], Tensor)
+                               and args[0]._is_inference)
+
+
 def inplace(target, function, *args):
     """Run ``function`` on ``target`` and write the result into ``target``.
 
@@ -431,6 +444,9 @@ def inplace(target, function, *args):
     from toygrad import ops  # ops builds on this module
     if not grad_mode.state.inference:
         _refuse_unsupported(target)
+    if grad_mode.state.enabled and not _autograd_sees(target, args):
+        with grad_mode.no_grad():  # no checks, no record: numbers, version
+            return inplace(target, function, *args)
     if grad_mode.state.enabled and (target.requires_grad or any(
             isinstance(arg, Tensor) and arg.requires_grad for arg in args)):
         _check_can_change(target)

@@ -43,13 +43,15 @@ def _type_and_shape(tensor):
 
 
 def _short_name(node):
-    """How PyTorch's messages name a node: ``Exp`` for ``ExpBackward0``, and
-    the full C++ name for nodes written in C++
+    """How PyTorch's messages name a node (its ``Node::forward_op_name``):
+    ``Exp`` for ``ExpBackward0``, ``Pow2`` for ``PowBackward2``, and a name
+    that does not end in ``Backward`` and digits whole
     (``torch::autograd::CopySlices``)."""
     name = node.name()
-    if name.startswith(CPP_NAMESPACE):
+    head, backward, number = name.rpartition("Backward")
+    if not backward or not (number.isdigit() or number == ""):
         return name
-    return name.rsplit("Backward", 1)[0]
+    return head if number in ("0", "") else head + number
 
 
 class SavedTensor:

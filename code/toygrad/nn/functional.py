@@ -21,6 +21,13 @@ def linear(x, weight, bias=None):
     1-D bias are folded into rows for an ``addmm`` and unfolded after; the
     rest is a ``matmul`` followed by an in-place ``add_`` of the bias.
     """
+    for position, (name, value) in enumerate(
+            (("input", x), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(value, Tensor) and (value is not None
+                                              or name != "bias"):
+            raise TypeError(f"linear(): argument '{name}' (position "
+                            f"{position}) must be Tensor, not "
+                            f"{type(value).__name__}")
     x_ndim = x.data.ndim
     if x_ndim == 0 or weight.data.ndim == 0:
         raise RuntimeError(
@@ -51,9 +58,13 @@ def linear(x, weight, bias=None):
 
 
 def _check_linear(x, weight, bias):
-    """PyTorch's errors of ``linear``, in its order: with a bias, those of
-    ``addmm(bias, x, weight.t())``, without one, those of ``matmul``."""
-    if bias is not None:
+    """PyTorch's errors of ``linear``, in its order: where it is one
+    ``addmm(bias, x, weight.t())`` (see linear), addmm's; otherwise those of
+    ``matmul`` (an expanded 1-D x with a bias: mm's shapes, then dtypes)."""
+    addmm = bias is not None and (x.ndim == 2 or x.data.flags.c_contiguous
+                                  and bias.data.flags.c_contiguous
+                                  and np.squeeze(bias.data).ndim == 1)
+    if addmm:
         if bias.dtype != weight.dtype:
             raise RuntimeError(
                 "self and mat2 must have the same dtype, but got "
@@ -71,10 +82,7 @@ def _check_linear(x, weight, bias):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
             f"{x.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
-    if bias is None or weight.ndim != 2 or not (
-            x.ndim == 2 or x.data.flags.c_contiguous
-            and bias.data.flags.c_contiguous
-            and np.squeeze(bias.data).ndim == 1):
+    if not addmm or weight.ndim != 2:
         return  # no addmm: the add_ that follows the matmul checks
     # addmm expands the bias to the (rows, out) of the product.
     target, shape = [rows, weight.shape[0]], list(bias.shape)

@@ -537,3 +537,25 @@ def test_sequences_of_element_and_view_writes():
                 toygrad, lambda lib: _writes(lib, steps)):
             differ.append(steps)
     assert differ == []
+
+
+@pytest.mark.parametrize("change", ["element of the view", "the view",
+                                    "the base, by the view's numbers"])
+def test_a_view_that_requires_grad_of_a_leaf_is_checked_as_pytorch(change):
+    """PyTorch's check_inplace asks whether the view requires grad and its
+    base is a leaf, not whether the base requires grad: a view of a tensor
+    that does not, made to require grad itself, may not be changed in place
+    (found by the stateful test's random search)."""
+    def run(lib):
+        x = lib.zeros(3)
+        v = x[-1]
+        v.requires_grad_(True)
+        write = {"element of the view": lambda: v[()].mul_(v),
+                 "the view": lambda: v.mul_(2.0),
+                 "the base, by the view's numbers": lambda: x[0:2].mul_(v)}
+        try:
+            write[change]()
+        except RuntimeError as error:
+            return ("error", str(error))
+        return ("ok", x.detach().numpy().tolist(), v.requires_grad)
+    assert run(toygrad) == run(torch)

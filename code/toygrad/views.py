@@ -332,8 +332,9 @@ def _check_can_change(target):
                                "used in an in-place operation.")
         return
     _refuse_rebase(target, _CHANGED_ITSELF)
-    base = target._base
-    if base._requires_grad and base._grad_fn is None:
+    # PyTorch asks whether the view requires grad and its base is a leaf
+    # (a base that does not require grad is a leaf too).
+    if target.requires_grad and target._base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is "
                            "being used in an in-place operation.")
 

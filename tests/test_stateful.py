@@ -77,6 +77,18 @@ KNOWN_DIVERGENCES = {
     "its vectorized kernel's lanes (tensor([0., -0.]).max() is -0.0, "
     "tensor([-0., 0.]).max() is 0.0, and longer tensors otherwise), "
     "NumPy's reduction another order; the call is not made",
+    "inference_tensor_outside": "an operation on an inference tensor "
+    "outside inference_mode(): torch runs it below autograd, where clone, "
+    "sum, mean, max, 1-D @ and expand().clone() write their result through "
+    "an in-place or out= call that the version counter counts (_version 1 "
+    "or 2); toygrad's results are at 0 (number ** x, fixed, is at 1). "
+    "Reductions of such tensors are not made, the version of other results "
+    "not compared",
+    "inference_parameter_checks": "module(x) outside inference_mode() with "
+    "a parameter made in it and an x of another dtype or width: torch's "
+    "autograd kernel saves its inputs first, so it raises 'Inference "
+    "tensors cannot be saved for backward'; toygrad checks the shapes and "
+    "dtypes first. The call is not made",
     "autograd_grad_view": "g, = autograd.grad(x.t().sum(), [x]) (x 0-dim): "
     "torch's g is a view (its _base is set: t()'s backward is a view), "
     "toygrad's is not; the _base of autograd.grad's results is not "
@@ -234,6 +246,7 @@ SETITEM_LEADING_ONES = gate("setitem_leading_ones")
 INFERENCE_TENSOR_OPS = gate("inference_tensor_outside")
 GRAD_VIEW = gate("autograd_grad_view")
 MAX_SIGNED_ZEROS = gate("max_of_signed_zeros")
+INFERENCE_PARAMETER_CHECKS = gate("inference_parameter_checks")
 
 
 # Operations, each written once for both libraries: name -> (function,
@@ -801,12 +814,18 @@ class Toygrad(RuleBasedStateMachine):
 
     @rule(target=tensors, module=modules, x=tensors)
     def call_module(self, module, x):
-        if known(LINEAR_CHECKS):
-            first = next(layer for layer in module.torch.modules()
-                         if isinstance(layer, torch.nn.Linear))
-            if (x.torch.ndim == 0 or x.torch.shape[-1] != first.in_features
-                    or x.torch.dtype != first.weight.dtype):
-                return multiple()
+        first = next(layer for layer in module.torch.modules()
+                     if isinstance(layer, torch.nn.Linear))
+        weight = getattr(first, "weight", None)  # it may be deleted
+        mismatched = isinstance(weight, torch.Tensor) and (
+            x.torch.ndim == 0 or x.torch.shape[-1] != first.in_features
+            or x.torch.dtype != weight.dtype)
+        if known(LINEAR_CHECKS) and mismatched:
+            return multiple()
+        if (known(INFERENCE_PARAMETER_CHECKS) and mismatched
+                and not torch.is_inference_mode_enabled()
+                and any(p.is_inference() for p in module.torch.parameters())):
+            return multiple()
         if self.packing():  # "module(x)" in SAVES_DIFFERENTLY
             return multiple()
         return self.step("module(x)", lambda lib, m, x: m(x), module, x,

@@ -41,12 +41,9 @@ def unbroadcast(grad, shape):
     if not shape:
         return SumAll.apply(grad)
     lead = len(have) - len(shape)
-    if lead == 1 and have[1:] == shape:  # a bias: the rows summed
-        dims = (0,)
-    else:
-        dims = tuple(range(lead)) + tuple(
-            i for i in range(lead, len(have))
-            if shape[i - lead] == 1 and have[i] != 1)
+    dims = tuple(range(lead)) + tuple(
+        i for i in range(lead, len(have))
+        if shape[i - lead] == 1 and have[i] != 1)
     if not grad_mode.state.enabled and len(dims) == lead:
         # Not recorded, and the same numbers in one step: the sum alone.
         return Tensor(_sum(grad.data, dims, False))

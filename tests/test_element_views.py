@@ -321,6 +321,18 @@ EXPAND_CASES = {
         0, 2.0),
     "copy into an expand": lambda lib: _expanded(lib).__setitem__(
         Ellipsis, lib.ones(2)),
+    # copy_ of the very numbers it writes returns before copy_'s checks
+    # ("views of the same data"); of other numbers it is refused.
+    "copy_ of an expand onto itself": lambda lib: (
+        lambda e: e.copy_(e))(_expanded(lib)),
+    "copy_ of an expand's alias into it": lambda lib: (
+        lambda e: e.copy_(e.detach()))(_expanded(lib)),
+    "copy_ of another expand of the base into it": lambda lib: (
+        lambda e: e.copy_(lib.base.expand(3, 2)))(_expanded(lib)),
+    "copy_ of the base into an expand": lambda lib: (
+        lambda e: e.copy_(lib.base))(_expanded(lib)),
+    "copy_ of a row of the base into an expand": lambda lib: (
+        lambda e: e.copy_(lib.base[0]))(_expanded(lib)),
 }
 
 

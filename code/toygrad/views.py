@@ -355,7 +355,11 @@ def _overlaps_itself(array):
 def _writable(target, source, function):
     from toygrad import ops
     # zero_ writes one number everywhere, so PyTorch lets it write through
-    # an expand; every other in-place operation refuses.
+    # an expand; every other in-place operation refuses, but a copy_ of
+    # the very numbers it writes (x.copy_(x)), which PyTorch's copy_
+    # returns from before its checks ("views of the same data").
+    if function is ops.Copy and _same_data(target, source):
+        return
     if function is not ops.Zero and _overlaps_itself(target.data):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if not target.data.flags.writeable and target._base is None:
@@ -366,6 +370,17 @@ def _writable(target, source, function):
             "unsupported operation: some elements of the input tensor and "
             "the written-to tensor refer to a single memory location. Please "
             "clone() the tensor before performing the operation.")
+
+
+def _same_data(target, source):
+    """Whether ``source`` is ``target``'s numbers themselves: the same
+    memory, shape, strides and dtype (PyTorch's copy_ then does nothing)."""
+    if not isinstance(source, Tensor):
+        return False
+    a, b = target.data, source.data
+    return (a.__array_interface__["data"][0]
+            == b.__array_interface__["data"][0] and a.shape == b.shape
+            and a.strides == b.strides and a.dtype == b.dtype)
 
 
 def _partly_overlap(a, b):
@@ -452,6 +467,9 @@ def inplace(target, function, *args):
             isinstance(arg, Tensor) and arg.requires_grad for arg in args)):
         _check_can_change(target)
     _writable(target, args[0] if args else None, function)
+    # x.copy_(x): PyTorch's copy_ returns before its kernel; the change is
+    # recorded and counted all the same.
+    writes = not (function is ops.Copy and _same_data(target, args[0]))
     if args:
         other = args[0]
         if function is ops.Copy or function is ops.Fill:
@@ -495,7 +513,8 @@ def inplace(target, function, *args):
             # ``self.clone()``, recorded: under create_graph the gradient
             # goes through its CloneBackward0, as in PyTorch.
             kept.tensor, kept.version = ops.Clone.apply(target), 0
-    _write(target, result.data)
+    if writes:
+        _write(target, result.data)
     target._bump_version()
     if dual.level >= 0:  # chapter 13: the tangent changes too
         forward_ad.inplace(target, result)

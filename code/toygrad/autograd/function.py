@@ -99,8 +99,7 @@ class SavedTensor:
         if self.output_nr is None:
             return tensor
         output = tensor._alias()
-        output.grad_fn = node
-        output.output_nr = self.output_nr
+        output._grad_fn, output.output_nr = node, self.output_nr
         return output
 
     # Task 11.2: a saved tensor goes through the pack hook

@@ -839,8 +839,12 @@ class Toygrad(RuleBasedStateMachine):
 
     @rule(target=modules, module=modules, name=st.sampled_from(["0", "2"]))
     def get_submodule(self, module, name):
-        return self.step(f"module.{name}", lambda lib, m: getattr(m, name),
-                         module, kind="m")
+        def take(lib, m):
+            sub = getattr(m, name)
+            if not isinstance(sub, lib.nn.Module):  # set to a Parameter
+                raise TypeError(f"module.{name} is not a module")
+            return sub
+        return self.step(f"module.{name}", take, module, kind="m")
 
     @precondition(lambda self: not known(MODULE_SETATTR))
     @rule(module=modules, name=st.sampled_from(

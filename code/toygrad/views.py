@@ -355,11 +355,7 @@ def _overlaps_itself(array):
 def _writable(target, source, function):
     from toygrad import ops
     # zero_ writes one number everywhere, so PyTorch lets it write through
-    # an expand; every other in-place operation refuses, but a copy_ of
-    # the very numbers it writes (x.copy_(x)), which PyTorch's copy_
-    # returns from before its checks ("views of the same data").
-    if function is ops.Copy and _same_data(target, source):
-        return
+    # an expand; every other in-place operation refuses.
     if function is not ops.Zero and _overlaps_itself(target.data):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if not target.data.flags.writeable and target._base is None:
@@ -372,15 +368,12 @@ def _writable(target, source, function):
             "clone() the tensor before performing the operation.")
 
 
-def _same_data(target, source):
-    """Whether ``source`` is ``target``'s numbers themselves: the same
-    memory, shape, strides and dtype (PyTorch's copy_ then does nothing)."""
-    if not isinstance(source, Tensor):
-        return False
-    a, b = target.data, source.data
+def _same_view(a, b):
+    """Whether arrays ``a`` and ``b`` see the same memory the same way:
+    the same start, shape and strides."""
     return (a.__array_interface__["data"][0]
-            == b.__array_interface__["data"][0] and a.shape == b.shape
-            and a.strides == b.strides and a.dtype == b.dtype)
+            == b.__array_interface__["data"][0]
+            and a.shape == b.shape and a.strides == b.strides)
 
 
 def _partly_overlap(a, b):
@@ -388,10 +381,10 @@ def _partly_overlap(a, b):
     each tile a block of memory, blocks that meet without being the same.
     Where either repeats or skips elements (an expand, a strided view),
     PyTorch calls it too hard to tell and lets the operation run."""
+    if _same_view(a, b):
+        return False  # the very same view: full overlap, allowed
     a_start = a.__array_interface__["data"][0]
     b_start = b.__array_interface__["data"][0]
-    if a_start == b_start and a.shape == b.shape and a.strides == b.strides:
-        return False  # the very same view: full overlap, allowed
     if not (_dense(a) and _dense(b)):
         return False
     a_end, b_end = a_start + a.nbytes, b_start + b.nbytes
@@ -466,10 +459,14 @@ def inplace(target, function, *args):
     if grad_mode.state.enabled and (target.requires_grad or any(
             isinstance(arg, Tensor) and arg.requires_grad for arg in args)):
         _check_can_change(target)
-    _writable(target, args[0] if args else None, function)
-    # x.copy_(x): PyTorch's copy_ returns before its kernel; the change is
-    # recorded and counted all the same.
-    writes = not (function is ops.Copy and _same_data(target, args[0]))
+    # A copy_ of the very numbers it writes (x.copy_(x)): PyTorch's copy_
+    # returns before its checks and its kernel ("views of the same data");
+    # the change is recorded and counted all the same.
+    writes = not (function is ops.Copy and isinstance(args[0], Tensor)
+                  and args[0].data.dtype == target.data.dtype
+                  and _same_view(target.data, args[0].data))
+    if writes:
+        _writable(target, args[0] if args else None, function)
     if args:
         other = args[0]
         if function is ops.Copy or function is ops.Fill:

@@ -1537,7 +1537,14 @@ class Unsqueeze(Function):
 
     @staticmethod
     def take(ctx, array):
-        return np.expand_dims(array, ctx.dim)
+        # PyTorch's inferUnsqueezeGeometry: the new dim's stride is
+        # sizes[dim] * strides[dim], or 1 at the end (NumPy's expand_dims
+        # reshapes, and picks other strides for it).
+        dim, strides = ctx.dim, list(array.strides)
+        strides.insert(dim, array.itemsize if dim == array.ndim
+                       else array.shape[dim] * array.strides[dim])
+        shape = array.shape[:dim] + (1,) + array.shape[dim:]
+        return np.lib.stride_tricks.as_strided(array, shape, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1644,7 +1651,23 @@ class Expand(Function):
     def take(ctx, array):
         if array.shape == ctx.new_shape:  # nothing repeated: writable
             return array[...]
-        return np.broadcast_to(array, ctx.new_shape)
+        # Read-only, as NumPy's broadcast_to (the writes that may go
+        # through an expand go through its base), with the strides of
+        # PyTorch's inferExpandGeometry: 0 for a repeated dim and for every
+        # dim of an expanded 0-dim tensor; a new leading dim of size 1
+        # takes the next dim's size * stride (broadcast_to gives 0).
+        shape, strides = ctx.new_shape, [0] * len(ctx.new_shape)
+        lead = len(shape) - array.ndim
+        if array.ndim:
+            for i in reversed(range(len(shape))):
+                if i >= lead:
+                    size = array.shape[i - lead]
+                    stride = array.strides[i - lead]
+                else:
+                    size, stride = 1, shape[i + 1] * strides[i + 1]
+                strides[i] = stride if size == shape[i] else 0
+        return np.lib.stride_tricks.as_strided(array, shape, strides,
+                                               writeable=False)
 
     @staticmethod
     def backward(ctx, grad):

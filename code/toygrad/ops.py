@@ -933,6 +933,18 @@ def _sum(array, dims, keepdim):
                      keepdims=keepdim, dtype=dtype)
 
 
+def _mean(array, dims, keepdim):
+    """``array``'s mean over ``dims``, as PyTorch computes it on the CPU:
+    the sum, divided by the number of elements summed (``mean_out`` in
+    aten/src/ATen/native/ReduceOps.cpp). The mean of nothing is 0 / 0, a
+    nan with no warning (NumPy's ``mean`` warns "Mean of empty slice")."""
+    total = _sum(array, dims, keepdim)
+    count = int(np.prod([array.shape[d] for d in dims] if dims and array.ndim
+                        else array.shape))
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.divide(total, count, dtype=array.dtype))
+
+
 def _expand_back(grad, shape, dims, keepdim):
     """Spread the gradient of a reduction over ``dims`` back to ``shape``.
 
@@ -1006,8 +1018,7 @@ class MeanAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        with np.errstate(invalid="ignore"):  # the mean of nothing is nan
-            return Tensor(np.asarray(a.data.mean(), dtype=a.dtype))
+        return Tensor(_mean(a.data, None, False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1025,10 +1036,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        with np.errstate(invalid="ignore"):
-            return Tensor(np.asarray(a.data.mean(
-                axis=dims if a.ndim and dims != () else None,
-                keepdims=keepdim), dtype=a.dtype))
+        return Tensor(_mean(a.data, dims, keepdim))
 
     @staticmethod
     def backward(ctx, grad):

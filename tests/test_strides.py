@@ -64,3 +64,40 @@ def test_expand_strides_are_pytorchs(shape, order):
         mine, yours = ours.expand(target), theirs.expand(target)
         assert mine.shape == tuple(yours.shape), target
         assert strides(mine) == yours.stride(), target
+
+
+SQUEEZES = {
+    "x.squeeze()": lambda x: x.squeeze(),
+    "x.squeeze(1)": lambda x: x.squeeze(1),
+    "x.squeeze(0)": lambda x: x.squeeze(0),
+    "x.squeeze(-1)": lambda x: x.squeeze(-1),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("shape", [(2, 1, 3), (1, 2, 1, 3, 1), (2, 3), (1, 1),
+                                   (1,)])
+@pytest.mark.parametrize("name", SQUEEZES)
+def test_squeeze_backward_is_unsqueeze_to(name, shape, transposed,
+                                          create_graph):
+    """PyTorch's SqueezeBackward0/1 is ``unsqueeze_to``: one unsqueeze per
+    squeezed dim, so the gradient is a view of the upstream one with
+    unsqueeze's strides, and under create_graph one UnsqueezeBackward0 per
+    dim (toygrad reshaped: other strides, a ReshapeAliasBackward0)."""
+    from graphs import structure
+    if name == "x.squeeze(1)" and len(shape) < 2:
+        pytest.skip("no dim 1 (both raise the same IndexError)")
+    results = []
+    for m in (torch, toygrad):
+        x = m.ones(shape, requires_grad=True)
+        y = SQUEEZES[name](x)
+        g = m.ones(tuple(reversed(y.shape))).permute(
+            *reversed(range(y.ndim))) if transposed and y.ndim else m.ones(
+            y.shape)
+        g.requires_grad_(create_graph)
+        (gx,) = m.autograd.grad(y, x, g, create_graph=create_graph)
+        results.append((tuple(gx.shape), gx.stride() if m is torch
+                        else strides(gx), gx._base is not None,
+                        structure(gx)))
+    assert results[1] == results[0]

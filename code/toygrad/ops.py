@@ -1589,7 +1589,13 @@ class Squeeze(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.reshape(ctx.shape), None
+        # PyTorch's unsqueeze_to (derivatives.yaml's squeeze entries, in
+        # torch/csrc/autograd/FunctionsManual.cpp): one unsqueeze per
+        # squeezed dim, in increasing order (UnsqueezeBackward0 nodes under
+        # create_graph, and unsqueeze's strides); none, the gradient itself.
+        for dim in ctx.dims:
+            grad = grad.unsqueeze(dim)
+        return grad, None
 
     jvp = linear_in(0)
 

@@ -2704,10 +2704,6 @@ _VALUE_RPOW = (
     "deliberate: toygrad's Value turns the number of number ** v into a Value "
     '(PowBackward1 with a (None, 0) edge, chapter 3); PyTorch records PowBackward2 '
     'with one edge. Values and gradients agree')
-_MATMUL = (
-    'deliberate: toygrad computes matrix @ batch by broadcasting the matrix and '
-    'calling bmm; PyTorch transposes both and folds the batch into one mm (chapter 7 '
-    'shows both graphs). Values and gradients agree')
 _REPR = (
     "deliberate: toygrad prints the numbers as NumPy formats them, and NumPy's dtype "
     'names')
@@ -2716,8 +2712,6 @@ _GRADCHECK = (
     "PyTorch's as tensors; the first line is the same")
 
 DELIBERATE = {
-    'a @ b: f64 3, f64 2x3x4': _MATMUL,
-    'a @ b: f64 5x3, f64 2x3x4': _MATMUL,
     'repr(x): f64 2 (no grad)': _REPR,
     'repr(x): f64 2': _REPR,
     'repr(x): f32 2 (no grad)': _REPR,

@@ -2228,32 +2228,84 @@ def matmul(a, b):
         return out
     if a.ndim == 2 and b.ndim == 2:
         return mm(a, b)
-    if a.ndim >= 3 and b.ndim <= 2:
-        # Fold the batch into the rows: one big matrix product.
-        rows = a.reshape((-1, a.shape[-1]))
-        out = mv(rows, b) if b.ndim == 1 else mm(rows, b)
-        return UnsafeView.apply(out, a.shape[:-1] + b.shape[1:])
-    # Batched on both sides: broadcast the batch dimensions, then bmm.
-    vector_a, vector_b = a.ndim == 1, b.ndim == 1
-    if vector_a:
-        a = a.unsqueeze(0)
-    if vector_b:
-        b = b.unsqueeze(-1)
-    batch = broadcast_shape(a.shape[:-2], b.shape[:-2])
-    n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
-    if b.shape[-2] != k:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
-            f"{b.shape[-2]}].")
-    a3 = a.expand(batch + (n, k)).reshape((-1, n, k))
-    b3 = b.expand(batch + (k, m)).reshape((-1, k, m))
-    out = UnsafeView.apply(bmm(a3, b3), batch + (n, m))
-    if vector_a:
-        out = SqueezeDims.apply(out, (out.ndim - 2,))
-    if vector_b:
-        out = SqueezeDims.apply(out, (out.ndim - 1,))
-    return out
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    return _batched_matmul(a, b)
+
+
+# torch.matmul's N-d cases, as PyTorch's _matmul_impl and should_fold
+# (aten/src/ATen/native/LinearAlgebra.cpp, linked in tests/test_matmul.py):
+# the batch of the larger operand folded into the rows of one mm (or mv)
+# where that needs no copy, or where the smaller operand requires grad (its
+# gradient is then one mm, not a bmm summed over an expanded batch); else
+# both expanded to the broadcast batch and multiplied by one bmm.
+
+def _element_strides(x):
+    return tuple(stride // x.data.itemsize for stride in x.data.strides)
+
+
+def _should_fold(a, b):
+    big, small = (a, b) if a.ndim >= b.ndim else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:  # folding would need a transposed, copied result
+        return False
+    if big.data.size == 0:
+        return True
+    # t1 = the larger operand (b.mT() if it is b) viewed as
+    # t1.view(-1, t1.size(-1)) without a copy: its first n-1 dims
+    # contiguous, stride[i] == stride[i + 1] * size[i + 1].
+    shape, strides = list(big.shape), list(_element_strides(big))
+    if big is b:
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1]
+               for i in range(big.ndim - 2))
+
+
+def _folded_matmul(a, b):
+    transpose = b.ndim > a.ndim
+    big = b.transpose(-2, -1) if transpose else a
+    small = (a if a.ndim == 1 else T.apply(a)) if transpose else b
+    shape = big.shape[:-1]
+    folded = big.reshape((int(np.prod(shape)), big.shape[-1]))
+    if small.ndim == 1:
+        return UnsafeView.apply(mv(folded, small), shape)
+    out = UnsafeView.apply(mm(folded, small), shape + small.shape[1:])
+    if not transpose:
+        return out
+    out = out.transpose(-2, -1)
+    # .contiguous(): a copy (CloneBackward0) unless already in order
+    return out if out.data.flags.c_contiguous else Clone.apply(out)
+
+
+def _batched_matmul(a, b):
+    if (a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]):
+        # "If we're going to broadcast we force it to go through the
+        # should_fold branch"
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+    n = a.shape[-2] if a.ndim > 1 else 1
+    k = a.shape[-1]
+    k2 = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    m = b.shape[-1] if b.ndim > 1 else 1
+    batch = broadcast_shape(a.shape[:max(a.ndim - 2, 0)],
+                            b.shape[:max(b.ndim - 2, 0)])
+    count = int(np.prod(batch))
+    a3 = a.expand(batch + (n, k)).reshape((count, n, k))
+    if b.ndim == 1:
+        b3 = b.expand(batch + (k2,)).reshape((count, k2)).unsqueeze(2)
+    else:
+        b3 = b.expand(batch + (k2, m)).reshape((count, k2, m))
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((m,) if b.ndim > 1
+                                                     else ())
+    out = bmm(a3, b3)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
+    return UnsafeView.apply(out, shape)
 
 
 

@@ -323,8 +323,14 @@ class Mul(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_shape, b_shape = ctx.shapes
-        return (None if b is None else unbroadcast(grad * b, a_shape),
-                None if a is None else unbroadcast(grad * a, b_shape))
+        # Only the gradients the pass needs (narrowed by autograd.grad, as
+        # PyTorch's task_should_compute_output): under create_graph each
+        # product records a node that saves (packs) its operands.
+        need_a, need_b = ctx.needs_input_grad
+        return (unbroadcast(grad * b, a_shape) if need_a and b is not None
+                else None,
+                unbroadcast(grad * a, b_shape) if need_b and a is not None
+                else None)
 
     # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
     # is absent (a ZeroTangent) is dropped, as in PyTorch, not 0 * a.
@@ -2111,10 +2117,12 @@ class Addmm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        need_bias = ctx.needs_input_grad[0]
+        need_bias, need_a, need_b = ctx.needs_input_grad  # narrowed
         a_columns, b_columns = ctx.column_major
-        grad_a = None if b is None else _grad_of_left(grad, b, a_columns)
-        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
+        grad_a = (_grad_of_left(grad, b, a_columns) if need_a and b is not None
+                  else None)
+        grad_b = (_grad_of_right(grad, a, b_columns) if need_b and a
+                  is not None else None)
         # The bias's gradient last: PyTorch's engine sums a broadcast
         # input's gradient down after the node's formulas (so its nodes
         # are recorded after theirs, and run first in a pass over them).
@@ -2139,10 +2147,12 @@ class Mv(Function):
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
+        need_a, need_v = ctx.needs_input_grad  # narrowed by autograd.grad
         # d/da: the outer product grad ⊗ v, as PyTorch's at::outer writes
         # it: grad.reshape(n, 1) * v.
-        return (None if v is None else grad.reshape(len(grad), 1) * v,
-                None if a is None else a.t().mv(grad))
+        return (grad.reshape(len(grad), 1) * v if need_a and v is not None
+                else None,
+                a.t().mv(grad) if need_v and a is not None else None)
 
     @staticmethod
     def jvp(ctx, ta, tv):
@@ -2162,8 +2172,9 @@ class Dot(Function):
     @staticmethod
     def backward(ctx, grad):
         v, w = ctx.saved_tensors
-        return (None if w is None else grad * w,
-                None if v is None else grad * v)
+        need_v, need_w = ctx.needs_input_grad  # narrowed by autograd.grad
+        return (grad * w if need_v and w is not None else None,
+                grad * v if need_w and v is not None else None)
 
     @staticmethod
     def jvp(ctx, tv, tw):
@@ -2184,9 +2195,12 @@ class Bmm(Function):
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad  # narrowed by autograd.grad
         # The second operand's gradient first, as PyTorch's BmmBackward0.
-        grad_b = None if a is None else a.transpose(1, 2).bmm(grad)
-        return (None if b is None else grad.bmm(b.transpose(1, 2)), grad_b)
+        grad_b = (a.transpose(1, 2).bmm(grad) if need_b and a is not None
+                  else None)
+        return (grad.bmm(b.transpose(1, 2)) if need_a and b is not None
+                else None, grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -101,3 +101,43 @@ def test_squeeze_backward_is_unsqueeze_to(name, shape, transposed,
                         else strides(gx), gx._base is not None,
                         structure(gx)))
     assert results[1] == results[0]
+
+
+def _leaf(m, shape, layout):
+    if layout == "expanded":  # a leaf whose elements share memory
+        return m.ones(shape[-1:]).expand(shape).requires_grad_()
+    if layout == "transposed":
+        return m.ones(tuple(reversed(shape))).permute(
+            *reversed(range(len(shape)))).requires_grad_()
+    return m.ones(shape, requires_grad=True)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "expanded"])
+@pytest.mark.parametrize("shape", [(2, 1, 3), (1, 2, 1, 3, 1), (2, 3), (1, 3)])
+def test_a_leaf_s_first_gradient_has_pytorch_s_layout(shape, layout,
+                                                      create_graph):
+    """AccumulateGrad's clone_obey_contract: with create_graph (or when the
+    gradient cannot be stolen) the leaf's gradient is an empty tensor with
+    the leaf's own strides, the gradient copied in (CopyBackwards), or for
+    a leaf that is not dense a contiguous clone (CloneBackward0). toygrad
+    copied into the gradient's layout instead."""
+    import warnings
+    from graphs import structure
+    if layout == "transposed" and not create_graph:
+        pytest.skip("stolen: the layout is that of x * 1, and an elementwise "
+                    "result's strides for dims of size 1 are TensorIterator's "
+                    "in PyTorch, NumPy's in toygrad (not compared here)")
+    results = []
+    for m in (torch, toygrad):
+        x = _leaf(m, shape, layout)
+        upstream = m.ones(tuple(reversed(shape))).permute(
+            *reversed(range(len(shape))))  # in another layout
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # create_graph's ref cycle
+            (x * 1).squeeze().backward(upstream.squeeze(),
+                                       create_graph=create_graph)
+        g = x.grad
+        results.append((g.stride() if m is torch else strides(g),
+                        structure(g)))
+    assert results[1] == results[0]

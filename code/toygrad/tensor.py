@@ -350,7 +350,14 @@ class Tensor:
         gradient tensor may also be on its way to other leaves.
         """
         if grad_mode.state.enabled:  # create_graph: the copy is recorded
-            return Tensor(np.empty_like(grad.data)).copy_(grad)
+            # PyTorch's clone_obey_contract: an empty tensor with the
+            # leaf's own sizes and strides, copy_ of the gradient into it
+            # (CopyBackwards); for a leaf that is not dense, a contiguous
+            # clone (CloneBackward0).
+            target = self._empty_in_own_layout()
+            if target is None:
+                return ops.Clone.apply(grad)
+            return Tensor(target).copy_(grad)
         if self._can_steal(grad):
             return grad
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
@@ -358,11 +365,23 @@ class Tensor:
         # with its gradient element by element in memory order.
         private = grad.data.copy(order="K")
         if private.strides != self.data.strides:  # another layout: redo
-            private = np.empty_like(self.data)
+            private = self._empty_in_own_layout()
+            if private is None:
+                private = np.empty(self.data.shape, self.data.dtype)
             np.copyto(private, grad.data)
         private = Tensor(private)
         private._is_inference = grad_mode.state.inference  # chapter 10
         return private
+
+    def _empty_in_own_layout(self):
+        """An empty array with this tensor's shape and strides (those of
+        its dims of size 1 too), or None where they do not tile memory
+        (PyTorch's is_non_overlapping_and_dense is false)."""
+        data = self.data
+        if not views._dense(data) or min(data.strides, default=0) < 0:
+            return None
+        return np.lib.stride_tricks.as_strided(
+            np.empty(data.size, data.dtype), data.shape, data.strides)
 
     def _can_steal(self, grad):
         """Whether ``grad`` may become this leaf's ``.grad`` as it is.

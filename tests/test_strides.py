@@ -141,3 +141,44 @@ def test_a_leaf_s_first_gradient_has_pytorch_s_layout(shape, layout,
         results.append((g.stride() if m is torch else strides(g),
                         structure(g)))
     assert results[1] == results[0]
+
+
+def _arrays():
+    z = np.arange(24, dtype=np.float32)
+    return {
+        "contiguous": z.reshape(2, 3, 4),
+        "transposed": z.reshape(4, 6).T,
+        "permuted": z.reshape(2, 3, 4).transpose(1, 0, 2),
+        "strided": z.reshape(4, 6)[::2, ::3],
+        "strided, transposed": z.reshape(4, 6)[::2, ::3].T,
+        "size-1 dim with its own stride": np.lib.stride_tricks.as_strided(
+            z, (2, 1, 3), (12, 40, 4)),
+        "relaxed contiguous": np.ascontiguousarray(
+            z.reshape(2, 1, 3, 4)[:, :, 0].transpose(0, 2, 1)),
+        "float64, permuted size-1 dim": z.astype(np.float64).reshape(
+            2, 1, 12).transpose(1, 0, 2),
+        "negative stride": z.reshape(4, 6)[::-1],
+        "negative stride, transposed": z.reshape(4, 6)[:, ::-1].T,
+        "0-dim": np.array(2.0),
+    }
+
+
+@pytest.mark.parametrize("dtype", [None, "float64"])
+@pytest.mark.parametrize("name", list(_arrays()))
+def test_tensor_of_an_array_has_pytorch_s_strides(name, dtype):
+    """torch.tensor(array) wraps the array (refusing negative strides) and
+    copies it with empty_like's preserved layout: an array whose elements
+    tile its memory keeps its strides exactly, even for dims of size 1,
+    which NumPy's copy recomputes."""
+    array = _arrays()[name]
+    results = []
+    for m in (torch, toygrad):
+        try:
+            t = (m.tensor(array) if dtype is None
+                 else m.tensor(array, dtype=getattr(m, dtype)))
+        except ValueError as error:
+            results.append(str(error))
+            continue
+        results.append((t.stride() if m is torch else strides(t),
+                        t.tolist()))
+    assert results[1] == results[0]

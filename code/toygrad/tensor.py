@@ -742,8 +742,11 @@ def tensor(data, requires_grad=False, dtype=None):
     Python floats become float32 and ints int64, PyTorch's defaults; NumPy
     arrays and scalars keep their dtype.
     """
+    strides = None
     if isinstance(data, Tensor):
         data = data.data
+    elif isinstance(data, np.ndarray):
+        strides = _numpy_strides(data)
     if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
         probe = _nested_array(data)
         if np.issubdtype(probe.dtype, np.floating):
@@ -751,6 +754,13 @@ def tensor(data, requires_grad=False, dtype=None):
         elif np.issubdtype(probe.dtype, np.integer):
             dtype = np.int64
     array = np.array(data, dtype=dtype)
+    if strides is not None and array.strides != tuple(
+            n * array.itemsize for n in strides):
+        laid_out = np.lib.stride_tricks.as_strided(
+            np.empty(array.size, array.dtype), array.shape,
+            [n * array.itemsize for n in strides])
+        np.copyto(laid_out, array)
+        array = laid_out
     ops.check_dtype(array.dtype)
     if requires_grad and not np.issubdtype(array.dtype, np.floating):
         raise RuntimeError("Only Tensors of floating point and complex dtype "
@@ -758,6 +768,26 @@ def tensor(data, requires_grad=False, dtype=None):
     new = Tensor(array, requires_grad)
     new._is_inference = grad_mode.state.inference  # chapter 10
     return new
+
+
+def _numpy_strides(array):
+    """The strides, in elements, that ``torch.tensor(array)`` keeps.
+
+    PyTorch wraps the array (refusing a negative stride) and copies it with
+    ``empty_like``'s preserved layout: an array whose elements tile its
+    memory keeps its strides exactly, those of its dims of size 1 too
+    (NumPy's copy recomputes them); None for another array (NumPy's copy
+    in its memory order is kept).
+    """
+    if any(stride < 0 for stride in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and "
+            "tensors with negative strides are not currently supported. (You "
+            "can probably work around this by making a copy of your array  "
+            "with array.copy().) ")
+    if not views._dense(array):
+        return None
+    return tuple(stride // array.itemsize for stride in array.strides)
 
 
 def from_numpy(array):

@@ -603,22 +603,22 @@ class Tensor:
 
     def sum_to_size(self, *size):
         """Sum broadcast dimensions away until the shape is ``size``."""
-        return ops.sum_to_size(self, _shape(size))
+        return ops.sum_to_size(self, _shape(size, "sum_to_size"))
 
     # Shapes: views of this tensor's numbers, except where a copy is needed.
 
     def reshape(self, *shape):
         """A view when the numbers allow one, else a copy (as PyTorch)."""
-        return ops.reshape(self, _shape(shape))
+        return ops.reshape(self, _shape(shape, "reshape", "shape"))
 
     def view(self, *shape):
-        return ops.view(self, _shape(shape))
+        return ops.view(self, _shape(shape, "view"))
 
     def clone(self):
         return ops.Clone.apply(self)
 
     def permute(self, *dims):
-        return ops.permute(self, _shape(dims))
+        return ops.permute(self, _shape(dims, "permute", "dims"))
 
     def transpose(self, dim0, dim1):
         return ops.transpose(self, dim0, dim1)
@@ -639,7 +639,7 @@ class Tensor:
         return ops.squeeze(self, dim)
 
     def expand(self, *shape):
-        return ops.expand(self, _shape(shape))
+        return ops.expand(self, _shape(shape, "expand"))
 
     def unbind(self, dim=0):
         dim = ops.canonical_dim(dim, self.ndim)
@@ -799,18 +799,18 @@ def from_numpy(array):
 
 
 def zeros(*shape, dtype=np.float32, requires_grad=False):
-    shape = _shape(shape)
+    shape = _shape(shape, "zeros")
     if any(size < 0 for size in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return tensor(np.zeros(shape, dtype), requires_grad)
 
 
 def ones(*shape, dtype=np.float32, requires_grad=False):
-    return tensor(np.ones(_new_shape(shape), dtype), requires_grad)
+    return tensor(np.ones(_new_shape(shape, "ones"), dtype), requires_grad)
 
 
 def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
-    shape = _new_shape(shape)
+    shape = _new_shape(shape, "randn")
     if np.dtype(dtype).kind != "f":
         raise NotImplementedError('"normal_kernel_cpu" not implemented for '
                                   f"'{dtypes.torch_name(dtype)}'")
@@ -818,14 +818,80 @@ def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
     return tensor(rng.standard_normal(shape).astype(dtype), requires_grad)
 
 
-def _shape(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
+def _shape(shape, function, argument="size"):
+    """The sizes given as ``f(2, 3)`` or ``f((2, 3))``, parsed as PyTorch's
+    argument parser parses an int list (python_arg_parser.cpp, in
+    torch/csrc/utils): a TypeError, with its message, for no sizes or sizes
+    that are not ints (the first may not be a bool; the later ones may)."""
+    if not shape:
+        if function == "view":
+            raise TypeError(_view_error(""))
+        if function == "randn":
+            raise TypeError(_RANDN_OVERLOADS)
+        raise TypeError(f'{function}() missing 1 required positional '
+                        f'arguments: "{argument}"')
+    one = len(shape) == 1
+    sizes = shape[0] if one and isinstance(shape[0], (tuple, list)) else shape
+    if one and sizes is shape and not _is_index(shape[0]):
+        name = _type_name(shape[0])
+        if function == "view":
+            raise TypeError(_view_error(name, f"!{name}!"))
+        raise TypeError(f"{function}(): argument '{argument}' (position 1) "
+                        f"must be tuple of ints, not {name}")
+    if sizes and not _is_index(sizes[0]):
+        names = ", ".join(_type_name(size) for size in sizes)
+        if function == "view":
+            raise TypeError(_view_error(names) if sizes is shape else
+                            _view_error("tuple", f"!tuple of ({names})!"))
+        if sizes is shape:
+            raise TypeError(f"{function}() takes 1 positional argument but "
+                            f"{len(shape)} were given")
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position 1) must be tuple "
+            f"of ints, but found element of type {_type_name(sizes[0])} at "
+            "pos 0")
+    for position, size in enumerate(sizes[1:], 2):
+        if not hasattr(type(size), "__index__"):
+            raise TypeError(
+                f"{function}(): argument '{argument}' failed to unpack the "
+                f"object at pos {position} with error \"type must be tuple "
+                f"of ints,but got {_type_name(size)}\"")
+    return tuple(int(size) for size in sizes)
 
 
-def _new_shape(shape):
-    shape = _shape(shape)
+_RANDN_OVERLOADS = (
+    "randn() received an invalid combination of arguments - got (), but "
+    "expected one of:\n"
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None,"
+    " torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory "
+    "= False, bool requires_grad = False)\n")
+
+
+def _view_error(got, invalid=None):
+    """PyTorch's message for view's arguments that match no overload."""
+    why = ("" if invalid is None else "      didn't match because some of "
+           f"the arguments have invalid types: ({invalid})\n")
+    return (f"view() received an invalid combination of arguments - got "
+            f"({got}), but expected one of:\n * (torch.dtype dtype)\n{why}"
+            f" * (tuple of ints size)\n{why}")
+
+
+def _is_index(value):
+    """An int for PyTorch's parser: a Python or NumPy int, not a bool."""
+    return hasattr(type(value), "__index__") and not isinstance(value, bool)
+
+
+def _type_name(value):
+    kind = type(value)
+    return (kind.__name__ if kind.__module__ == "builtins"
+            else f"{kind.__module__}.{kind.__qualname__}")
+
+
+def _new_shape(shape, function):
+    shape = _shape(shape, function)
     for size in shape:
         if size < 0:
             raise RuntimeError("Trying to create tensor with negative "

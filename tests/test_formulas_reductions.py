@@ -317,3 +317,44 @@ def test_a_loss_of_zero_has_pytorch_s_sign(picked):
               for lib in ("toygrad", "torch")]
     assert np.signbit(losses[0]) == np.signbit(losses[1])
     assert losses[0] == losses[1] == 0
+
+
+EMPTY_REDUCTIONS = {
+    "x.mean()": lambda x: x.mean(),
+    "x.mean(0)": lambda x: x.mean(0),
+    "x.mean(1)": lambda x: x.mean(1),
+    "x.mean((0, 1))": lambda x: x.mean((0, 1)),
+    "x.mean(0, keepdim=True)": lambda x: x.mean(0, keepdim=True),
+    "x.sum()": lambda x: x.sum(),
+    "x.sum(0)": lambda x: x.sum(0),
+    "x.sum(1, keepdim=True)": lambda x: x.sum(1, keepdim=True),
+    "x.max(1)": lambda x: x.max(1)[0],
+    "x.max()": lambda x: x.max(),
+    "x.max(0)": lambda x: x.max(0)[0],
+}
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", EMPTY_REDUCTIONS)
+def test_reductions_of_nothing_are_pytorchs(name, dtype, shape):
+    """PyTorch's mean of nothing is nan (its CPU mean is the sum divided by
+    the count), with no warning; NumPy's mean warns "Mean of empty slice".
+    The same value, shape, dtype, error and warnings, and gradient."""
+    import warnings
+    f = EMPTY_REDUCTIONS[name]
+    results = {}
+    for lib in LIBS:
+        x = LIBS[lib].tensor(np.ones(shape, dtype), requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = f(x)
+            except (RuntimeError, IndexError) as error:
+                results[lib] = type(error).__name__, str(error)
+                continue
+            out.sum().backward()
+        results[lib] = (str(_numbers(out).tolist()), _numbers(out).shape,
+                        str(_numbers(out).dtype), _numbers(x.grad).shape,
+                        [str(w.message) for w in caught])
+    assert results["toygrad"] == results["torch"]

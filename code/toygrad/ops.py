@@ -323,8 +323,14 @@ class Mul(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_shape, b_shape = ctx.shapes
-        return (None if b is None else unbroadcast(grad * b, a_shape),
-                None if a is None else unbroadcast(grad * a, b_shape))
+        # Only the gradients the pass needs (narrowed by autograd.grad, as
+        # PyTorch's task_should_compute_output): under create_graph each
+        # product records a node that saves (packs) its operands.
+        need_a, need_b = ctx.needs_input_grad
+        return (unbroadcast(grad * b, a_shape) if need_a and b is not None
+                else None,
+                unbroadcast(grad * a, b_shape) if need_b and a is not None
+                else None)
 
     # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
     # is absent (a ZeroTangent) is dropped, as in PyTorch, not 0 * a.
@@ -933,6 +939,18 @@ def _sum(array, dims, keepdim):
                      keepdims=keepdim, dtype=dtype)
 
 
+def _mean(array, dims, keepdim):
+    """``array``'s mean over ``dims``, as PyTorch computes it on the CPU:
+    the sum, divided by the number of elements summed (``mean_out`` in
+    aten/src/ATen/native/ReduceOps.cpp). The mean of nothing is 0 / 0, a
+    nan with no warning (NumPy's ``mean`` warns "Mean of empty slice")."""
+    total = _sum(array, dims, keepdim)
+    count = int(np.prod([array.shape[d] for d in dims] if dims and array.ndim
+                        else array.shape))
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.divide(total, count, dtype=array.dtype))
+
+
 def _expand_back(grad, shape, dims, keepdim):
     """Spread the gradient of a reduction over ``dims`` back to ``shape``.
 
@@ -1006,8 +1024,7 @@ class MeanAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        with np.errstate(invalid="ignore"):  # the mean of nothing is nan
-            return Tensor(np.asarray(a.data.mean(), dtype=a.dtype))
+        return Tensor(_mean(a.data, None, False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1025,10 +1042,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        with np.errstate(invalid="ignore"):
-            return Tensor(np.asarray(a.data.mean(
-                axis=dims if a.ndim and dims != () else None,
-                keepdims=keepdim), dtype=a.dtype))
+        return Tensor(_mean(a.data, dims, keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1537,7 +1551,14 @@ class Unsqueeze(Function):
 
     @staticmethod
     def take(ctx, array):
-        return np.expand_dims(array, ctx.dim)
+        # PyTorch's inferUnsqueezeGeometry: the new dim's stride is
+        # sizes[dim] * strides[dim], or 1 at the end (NumPy's expand_dims
+        # reshapes, and picks other strides for it).
+        dim, strides = ctx.dim, list(array.strides)
+        strides.insert(dim, array.itemsize if dim == array.ndim
+                       else array.shape[dim] * array.strides[dim])
+        shape = array.shape[:dim] + (1,) + array.shape[dim:]
+        return np.lib.stride_tricks.as_strided(array, shape, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1574,7 +1595,13 @@ class Squeeze(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.reshape(ctx.shape), None
+        # PyTorch's unsqueeze_to (derivatives.yaml's squeeze entries, in
+        # torch/csrc/autograd/FunctionsManual.cpp): one unsqueeze per
+        # squeezed dim, in increasing order (UnsqueezeBackward0 nodes under
+        # create_graph, and unsqueeze's strides); none, the gradient itself.
+        for dim in ctx.dims:
+            grad = grad.unsqueeze(dim)
+        return grad, None
 
     jvp = linear_in(0)
 
@@ -1644,7 +1671,23 @@ class Expand(Function):
     def take(ctx, array):
         if array.shape == ctx.new_shape:  # nothing repeated: writable
             return array[...]
-        return np.broadcast_to(array, ctx.new_shape)
+        # Read-only, as NumPy's broadcast_to (the writes that may go
+        # through an expand go through its base), with the strides of
+        # PyTorch's inferExpandGeometry: 0 for a repeated dim and for every
+        # dim of an expanded 0-dim tensor; a new leading dim of size 1
+        # takes the next dim's size * stride (broadcast_to gives 0).
+        shape, strides = ctx.new_shape, [0] * len(ctx.new_shape)
+        lead = len(shape) - array.ndim
+        if array.ndim:
+            for i in reversed(range(len(shape))):
+                if i >= lead:
+                    size = array.shape[i - lead]
+                    stride = array.strides[i - lead]
+                else:
+                    size, stride = 1, shape[i + 1] * strides[i + 1]
+                strides[i] = stride if size == shape[i] else 0
+        return np.lib.stride_tricks.as_strided(array, shape, strides,
+                                               writeable=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -2074,10 +2117,12 @@ class Addmm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        need_bias = ctx.needs_input_grad[0]
+        need_bias, need_a, need_b = ctx.needs_input_grad  # narrowed
         a_columns, b_columns = ctx.column_major
-        grad_a = None if b is None else _grad_of_left(grad, b, a_columns)
-        grad_b = None if a is None else _grad_of_right(grad, a, b_columns)
+        grad_a = (_grad_of_left(grad, b, a_columns) if need_a and b is not None
+                  else None)
+        grad_b = (_grad_of_right(grad, a, b_columns) if need_b and a
+                  is not None else None)
         # The bias's gradient last: PyTorch's engine sums a broadcast
         # input's gradient down after the node's formulas (so its nodes
         # are recorded after theirs, and run first in a pass over them).
@@ -2102,10 +2147,12 @@ class Mv(Function):
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
+        need_a, need_v = ctx.needs_input_grad  # narrowed by autograd.grad
         # d/da: the outer product grad ⊗ v, as PyTorch's at::outer writes
         # it: grad.reshape(n, 1) * v.
-        return (None if v is None else grad.reshape(len(grad), 1) * v,
-                None if a is None else a.t().mv(grad))
+        return (grad.reshape(len(grad), 1) * v if need_a and v is not None
+                else None,
+                a.t().mv(grad) if need_v and a is not None else None)
 
     @staticmethod
     def jvp(ctx, ta, tv):
@@ -2125,8 +2172,9 @@ class Dot(Function):
     @staticmethod
     def backward(ctx, grad):
         v, w = ctx.saved_tensors
-        return (None if w is None else grad * w,
-                None if v is None else grad * v)
+        need_v, need_w = ctx.needs_input_grad  # narrowed by autograd.grad
+        return (grad * w if need_v and w is not None else None,
+                grad * v if need_w and v is not None else None)
 
     @staticmethod
     def jvp(ctx, tv, tw):
@@ -2147,9 +2195,12 @@ class Bmm(Function):
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad  # narrowed by autograd.grad
         # The second operand's gradient first, as PyTorch's BmmBackward0.
-        grad_b = None if a is None else a.transpose(1, 2).bmm(grad)
-        return (None if b is None else grad.bmm(b.transpose(1, 2)), grad_b)
+        grad_b = (a.transpose(1, 2).bmm(grad) if need_b and a is not None
+                  else None)
+        return (grad.bmm(b.transpose(1, 2)) if need_a and b is not None
+                else None, grad_b)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -2191,32 +2242,84 @@ def matmul(a, b):
         return out
     if a.ndim == 2 and b.ndim == 2:
         return mm(a, b)
-    if a.ndim >= 3 and b.ndim <= 2:
-        # Fold the batch into the rows: one big matrix product.
-        rows = a.reshape((-1, a.shape[-1]))
-        out = mv(rows, b) if b.ndim == 1 else mm(rows, b)
-        return UnsafeView.apply(out, a.shape[:-1] + b.shape[1:])
-    # Batched on both sides: broadcast the batch dimensions, then bmm.
-    vector_a, vector_b = a.ndim == 1, b.ndim == 1
-    if vector_a:
-        a = a.unsqueeze(0)
-    if vector_b:
-        b = b.unsqueeze(-1)
-    batch = broadcast_shape(a.shape[:-2], b.shape[:-2])
-    n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
-    if b.shape[-2] != k:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
-            f"{b.shape[-2]}].")
-    a3 = a.expand(batch + (n, k)).reshape((-1, n, k))
-    b3 = b.expand(batch + (k, m)).reshape((-1, k, m))
-    out = UnsafeView.apply(bmm(a3, b3), batch + (n, m))
-    if vector_a:
-        out = SqueezeDims.apply(out, (out.ndim - 2,))
-    if vector_b:
-        out = SqueezeDims.apply(out, (out.ndim - 1,))
-    return out
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    return _batched_matmul(a, b)
+
+
+# torch.matmul's N-d cases, as PyTorch's _matmul_impl and should_fold
+# (aten/src/ATen/native/LinearAlgebra.cpp, linked in tests/test_matmul.py):
+# the batch of the larger operand folded into the rows of one mm (or mv)
+# where that needs no copy, or where the smaller operand requires grad (its
+# gradient is then one mm, not a bmm summed over an expanded batch); else
+# both expanded to the broadcast batch and multiplied by one bmm.
+
+def _element_strides(x):
+    return tuple(stride // x.data.itemsize for stride in x.data.strides)
+
+
+def _should_fold(a, b):
+    big, small = (a, b) if a.ndim >= b.ndim else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:  # folding would need a transposed, copied result
+        return False
+    if big.data.size == 0:
+        return True
+    # t1 = the larger operand (b.mT() if it is b) viewed as
+    # t1.view(-1, t1.size(-1)) without a copy: its first n-1 dims
+    # contiguous, stride[i] == stride[i + 1] * size[i + 1].
+    shape, strides = list(big.shape), list(_element_strides(big))
+    if big is b:
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1]
+               for i in range(big.ndim - 2))
+
+
+def _folded_matmul(a, b):
+    transpose = b.ndim > a.ndim
+    big = b.transpose(-2, -1) if transpose else a
+    small = (a if a.ndim == 1 else T.apply(a)) if transpose else b
+    shape = big.shape[:-1]
+    folded = big.reshape((int(np.prod(shape)), big.shape[-1]))
+    if small.ndim == 1:
+        return UnsafeView.apply(mv(folded, small), shape)
+    out = UnsafeView.apply(mm(folded, small), shape + small.shape[1:])
+    if not transpose:
+        return out
+    out = out.transpose(-2, -1)
+    # .contiguous(): a copy (CloneBackward0) unless already in order
+    return out if out.data.flags.c_contiguous else Clone.apply(out)
+
+
+def _batched_matmul(a, b):
+    if (a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]):
+        # "If we're going to broadcast we force it to go through the
+        # should_fold branch"
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+    n = a.shape[-2] if a.ndim > 1 else 1
+    k = a.shape[-1]
+    k2 = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    m = b.shape[-1] if b.ndim > 1 else 1
+    batch = broadcast_shape(a.shape[:max(a.ndim - 2, 0)],
+                            b.shape[:max(b.ndim - 2, 0)])
+    count = int(np.prod(batch))
+    a3 = a.expand(batch + (n, k)).reshape((count, n, k))
+    if b.ndim == 1:
+        b3 = b.expand(batch + (k2,)).reshape((count, k2)).unsqueeze(2)
+    else:
+        b3 = b.expand(batch + (k2, m)).reshape((count, k2, m))
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((m,) if b.ndim > 1
+                                                     else ())
+    out = bmm(a3, b3)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
+    return UnsafeView.apply(out, shape)
 
 
 

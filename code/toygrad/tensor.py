@@ -350,7 +350,14 @@ class Tensor:
         gradient tensor may also be on its way to other leaves.
         """
         if grad_mode.state.enabled:  # create_graph: the copy is recorded
-            return Tensor(np.empty_like(grad.data)).copy_(grad)
+            # PyTorch's clone_obey_contract: an empty tensor with the
+            # leaf's own sizes and strides, copy_ of the gradient into it
+            # (CopyBackwards); for a leaf that is not dense, a contiguous
+            # clone (CloneBackward0).
+            target = self._empty_in_own_layout()
+            if target is None:
+                return ops.Clone.apply(grad)
+            return Tensor(target).copy_(grad)
         if self._can_steal(grad):
             return grad
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
@@ -358,11 +365,23 @@ class Tensor:
         # with its gradient element by element in memory order.
         private = grad.data.copy(order="K")
         if private.strides != self.data.strides:  # another layout: redo
-            private = np.empty_like(self.data)
+            private = self._empty_in_own_layout()
+            if private is None:
+                private = np.empty(self.data.shape, self.data.dtype)
             np.copyto(private, grad.data)
         private = Tensor(private)
         private._is_inference = grad_mode.state.inference  # chapter 10
         return private
+
+    def _empty_in_own_layout(self):
+        """An empty array with this tensor's shape and strides (those of
+        its dims of size 1 too), or None where they do not tile memory
+        (PyTorch's is_non_overlapping_and_dense is false)."""
+        data = self.data
+        if not views._dense(data) or min(data.strides, default=0) < 0:
+            return None
+        return np.lib.stride_tricks.as_strided(
+            np.empty(data.size, data.dtype), data.shape, data.strides)
 
     def _can_steal(self, grad):
         """Whether ``grad`` may become this leaf's ``.grad`` as it is.
@@ -584,22 +603,22 @@ class Tensor:
 
     def sum_to_size(self, *size):
         """Sum broadcast dimensions away until the shape is ``size``."""
-        return ops.sum_to_size(self, _shape(size))
+        return ops.sum_to_size(self, _shape(size, "sum_to_size"))
 
     # Shapes: views of this tensor's numbers, except where a copy is needed.
 
     def reshape(self, *shape):
         """A view when the numbers allow one, else a copy (as PyTorch)."""
-        return ops.reshape(self, _shape(shape))
+        return ops.reshape(self, _shape(shape, "reshape", "shape"))
 
     def view(self, *shape):
-        return ops.view(self, _shape(shape))
+        return ops.view(self, _shape(shape, "view"))
 
     def clone(self):
         return ops.Clone.apply(self)
 
     def permute(self, *dims):
-        return ops.permute(self, _shape(dims))
+        return ops.permute(self, _shape(dims, "permute", "dims"))
 
     def transpose(self, dim0, dim1):
         return ops.transpose(self, dim0, dim1)
@@ -620,7 +639,7 @@ class Tensor:
         return ops.squeeze(self, dim)
 
     def expand(self, *shape):
-        return ops.expand(self, _shape(shape))
+        return ops.expand(self, _shape(shape, "expand"))
 
     def unbind(self, dim=0):
         dim = ops.canonical_dim(dim, self.ndim)
@@ -723,8 +742,11 @@ def tensor(data, requires_grad=False, dtype=None):
     Python floats become float32 and ints int64, PyTorch's defaults; NumPy
     arrays and scalars keep their dtype.
     """
+    strides = None
     if isinstance(data, Tensor):
         data = data.data
+    elif isinstance(data, np.ndarray):
+        strides = _numpy_strides(data)
     if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
         probe = _nested_array(data)
         if np.issubdtype(probe.dtype, np.floating):
@@ -732,6 +754,13 @@ def tensor(data, requires_grad=False, dtype=None):
         elif np.issubdtype(probe.dtype, np.integer):
             dtype = np.int64
     array = np.array(data, dtype=dtype)
+    if strides is not None and array.strides != tuple(
+            n * array.itemsize for n in strides):
+        laid_out = np.lib.stride_tricks.as_strided(
+            np.empty(array.size, array.dtype), array.shape,
+            [n * array.itemsize for n in strides])
+        np.copyto(laid_out, array)
+        array = laid_out
     ops.check_dtype(array.dtype)
     if requires_grad and not np.issubdtype(array.dtype, np.floating):
         raise RuntimeError("Only Tensors of floating point and complex dtype "
@@ -739,6 +768,26 @@ def tensor(data, requires_grad=False, dtype=None):
     new = Tensor(array, requires_grad)
     new._is_inference = grad_mode.state.inference  # chapter 10
     return new
+
+
+def _numpy_strides(array):
+    """The strides, in elements, that ``torch.tensor(array)`` keeps.
+
+    PyTorch wraps the array (refusing a negative stride) and copies it with
+    ``empty_like``'s preserved layout: an array whose elements tile its
+    memory keeps its strides exactly, those of its dims of size 1 too
+    (NumPy's copy recomputes them); None for another array (NumPy's copy
+    in its memory order is kept).
+    """
+    if any(stride < 0 for stride in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and "
+            "tensors with negative strides are not currently supported. (You "
+            "can probably work around this by making a copy of your array  "
+            "with array.copy().) ")
+    if not views._dense(array):
+        return None
+    return tuple(stride // array.itemsize for stride in array.strides)
 
 
 def from_numpy(array):
@@ -750,18 +799,18 @@ def from_numpy(array):
 
 
 def zeros(*shape, dtype=np.float32, requires_grad=False):
-    shape = _shape(shape)
+    shape = _shape(shape, "zeros")
     if any(size < 0 for size in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return tensor(np.zeros(shape, dtype), requires_grad)
 
 
 def ones(*shape, dtype=np.float32, requires_grad=False):
-    return tensor(np.ones(_new_shape(shape), dtype), requires_grad)
+    return tensor(np.ones(_new_shape(shape, "ones"), dtype), requires_grad)
 
 
 def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
-    shape = _new_shape(shape)
+    shape = _new_shape(shape, "randn")
     if np.dtype(dtype).kind != "f":
         raise NotImplementedError('"normal_kernel_cpu" not implemented for '
                                   f"'{dtypes.torch_name(dtype)}'")
@@ -769,14 +818,80 @@ def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
     return tensor(rng.standard_normal(shape).astype(dtype), requires_grad)
 
 
-def _shape(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
+def _shape(shape, function, argument="size"):
+    """The sizes given as ``f(2, 3)`` or ``f((2, 3))``, parsed as PyTorch's
+    argument parser parses an int list (python_arg_parser.cpp, in
+    torch/csrc/utils): a TypeError, with its message, for no sizes or sizes
+    that are not ints (the first may not be a bool; the later ones may)."""
+    if not shape:
+        if function == "view":
+            raise TypeError(_view_error(""))
+        if function == "randn":
+            raise TypeError(_RANDN_OVERLOADS)
+        raise TypeError(f'{function}() missing 1 required positional '
+                        f'arguments: "{argument}"')
+    one = len(shape) == 1
+    sizes = shape[0] if one and isinstance(shape[0], (tuple, list)) else shape
+    if one and sizes is shape and not _is_index(shape[0]):
+        name = _type_name(shape[0])
+        if function == "view":
+            raise TypeError(_view_error(name, f"!{name}!"))
+        raise TypeError(f"{function}(): argument '{argument}' (position 1) "
+                        f"must be tuple of ints, not {name}")
+    if sizes and not _is_index(sizes[0]):
+        names = ", ".join(_type_name(size) for size in sizes)
+        if function == "view":
+            raise TypeError(_view_error(names) if sizes is shape else
+                            _view_error("tuple", f"!tuple of ({names})!"))
+        if sizes is shape:
+            raise TypeError(f"{function}() takes 1 positional argument but "
+                            f"{len(shape)} were given")
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position 1) must be tuple "
+            f"of ints, but found element of type {_type_name(sizes[0])} at "
+            "pos 0")
+    for position, size in enumerate(sizes[1:], 2):
+        if not hasattr(type(size), "__index__"):
+            raise TypeError(
+                f"{function}(): argument '{argument}' failed to unpack the "
+                f"object at pos {position} with error \"type must be tuple "
+                f"of ints,but got {_type_name(size)}\"")
+    return tuple(int(size) for size in sizes)
 
 
-def _new_shape(shape):
-    shape = _shape(shape)
+_RANDN_OVERLOADS = (
+    "randn() received an invalid combination of arguments - got (), but "
+    "expected one of:\n"
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None,"
+    " torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory "
+    "= False, bool requires_grad = False)\n")
+
+
+def _view_error(got, invalid=None):
+    """PyTorch's message for view's arguments that match no overload."""
+    why = ("" if invalid is None else "      didn't match because some of "
+           f"the arguments have invalid types: ({invalid})\n")
+    return (f"view() received an invalid combination of arguments - got "
+            f"({got}), but expected one of:\n * (torch.dtype dtype)\n{why}"
+            f" * (tuple of ints size)\n{why}")
+
+
+def _is_index(value):
+    """An int for PyTorch's parser: a Python or NumPy int, not a bool."""
+    return hasattr(type(value), "__index__") and not isinstance(value, bool)
+
+
+def _type_name(value):
+    kind = type(value)
+    return (kind.__name__ if kind.__module__ == "builtins"
+            else f"{kind.__module__}.{kind.__qualname__}")
+
+
+def _new_shape(shape, function):
+    shape = _shape(shape, function)
     for size in shape:
         if size < 0:
             raise RuntimeError("Trying to create tensor with negative "

@@ -417,8 +417,13 @@ def _write(target, numbers):
         np.copyto(target.data, numbers, casting="unsafe")
         return
     base = target._base
+    numbers = numbers.astype(base.dtype, copy=False)
+    if base.ndim == 0:  # every element of target is the base's one number
+        if numbers.size:  # the last written, as NumPy's and PyTorch's
+            base.data[()] = numbers.reshape(-1)[-1]
+        return
     where = np.unravel_index(_positions(target), base.shape)
-    base.data[where] = numbers.astype(base.dtype, copy=False)
+    base.data[where] = numbers
 
 
 def _snapshot(tensor):

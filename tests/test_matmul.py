@@ -157,3 +157,26 @@ def test_the_folded_product_is_one_mm(sa, ra, sb, rb):
     assert ("MmBackward0" in names or "MvBackward0" in names)
     assert "BmmBackward0" not in names
     assert not differences(case)
+
+
+def error_of(lib, sa, da, sb, db):
+    a = lib.ones(*sa, dtype=getattr(lib, da))
+    b = lib.ones(*sb, dtype=getattr(lib, db))
+    try:
+        a @ b
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+@pytest.mark.parametrize("sa, sb", [((2,), (4,)), ((3,), (3,)), ((2, 3), (4,)),
+                                    ((3,), (4, 2)), ((2, 3), (4, 5)),
+                                    ((2, 2, 3), (3, 2, 3)), ((5,), (2, 4, 3))])
+def test_mixed_dtypes_are_checked_in_pytorch_s_order(sa, sb):
+    """Of two operands of other dtypes (and maybe of sizes that do not
+    multiply), torch names the error its kernel checks first: dot's
+    dot_check tests the dtypes before the sizes."""
+    for da, db in [("float32", "float64"), ("float64", "float32"),
+                   ("float32", "float32")]:
+        assert error_of(toygrad, sa, da, sb, db) == error_of(
+            torch, sa, da, sb, db), (sa, da, sb, db)

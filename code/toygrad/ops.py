@@ -2218,16 +2218,18 @@ def matmul(a, b):
             "both arguments to matmul need to be at least 1D, but they are "
             f"{a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
-        if a.shape != b.shape:
-            raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{0}] and src "
-                "[{1}] to have the same number of elements, but got {0} and "
-                "{1} elements respectively".format(a.shape[0], b.shape[0]))
+        # PyTorch's dot_check (aten/src/ATen/native/Blas.cpp): the dtypes
+        # first, then the sizes.
         if a.dtype != b.dtype:
             raise RuntimeError(
                 "dot : expected both vectors to have same dtype, but found "
                 f"{torch_name(a.dtype)} and "
                 f"{torch_name(b.dtype)}")
+        if a.shape != b.shape:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [{0}] and src "
+                "[{1}] to have the same number of elements, but got {0} and "
+                "{1} elements respectively".format(a.shape[0], b.shape[0]))
         return Dot.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
         return mv(a, b)

@@ -93,8 +93,12 @@ build-all: setup system-book fresh-cache
 	$(STAGE) build-all --cached-if 'test -d _build/.jupyter_cache' -- \
 		$(BIN)/jupyter-book build . --all $(JB_STRICT)
 
+# The test files that use a marker: `pytest -m site` alone would first collect all 12,000
+# tests (a minute) to keep 557 of them.
+marked = $(shell grep -l 'mark\.$(1)\b' tests/test_*.py)
+
 site-check: setup system-test
-	$(STAGE) site-check -- $(BIN)/python -m pytest -m site -q
+	$(STAGE) site-check -- $(BIN)/python -m pytest -m site -q $(call marked,site)
 
 # The book as two PDFs, printed from the built site by headless Chromium (scripts/book_pdf.py):
 # book-instructor.pdf with every solution open, book-student.pdf without any, in _build/pdf.
@@ -130,7 +134,7 @@ instructor-check: setup
 # every student notebook executed on one CPU with time and memory budgets.
 binder-test: setup
 	$(STAGE) binder-test --cached-if 'cd scripts && ../$(BIN)/python -c "import sys, binder_sim as b; s = b.VENV / \".binder-sim-key\"; sys.exit(not (s.exists() and s.read_text() == b.env_key()))"' -- \
-		$(BIN)/python -m pytest -m binder -q
+		$(BIN)/python -m pytest -m binder -q $(call marked,binder)
 
 # JupyterLab from that environment, chapter 4 open in headless Chromium: the engine's code
 # shown, solutions collapsed; screenshot in .binder-sim/lab-ch04.png.

@@ -126,8 +126,11 @@ grade: setup
 # Chapters stand alone (the package cut after each chapter passes its tests), the student
 # edition leaks no solution and fails every task with its own message, the grader scores
 # the reference, the edition and a wrong submission as it should.
+# Each check runs pytest in its own process on its own copy: INSTRUCTOR_JOBS of them at once
+# (pytest-xdist), 2 by default for this 2-core machine.
+INSTRUCTOR_JOBS ?= 2
 instructor-check: setup
-	$(STAGE) instructor-check -- $(BIN)/python -m pytest -m instructor -q tests/test_student_edition.py
+	$(STAGE) instructor-check -- $(BIN)/python -m pytest -m instructor -q -n $(INSTRUCTOR_JOBS) tests/test_student_edition.py
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
 # .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then

@@ -15,11 +15,17 @@ HTML := _build/html
 # them all. Cells raise on error (see _config.yml), so a failing cell fails the build too.
 JB_STRICT := -W -n --keep-going
 
-.PHONY: book test setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check student grade instructor-check binder-test binder-check lock clean help
+# Each stage of `make test` records its seconds in _build/stages.tsv (scripts/stages.py);
+# `make test` prints them as a table at the end, also when a stage failed or was interrupted.
+STAGES := $(PYTHON) scripts/stages.py
+STAGE := $(STAGES) run
+
+.PHONY: book test test-stages setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check student grade instructor-check binder-test binder-check lock clean help
 
 help:
 	@echo "make book        set up and build the website into $(HTML)"
 	@echo "make test        set up, then unit tests, strict rebuild of every page, site check"
+	@echo "                 (ends with a table of each stage's seconds, from _build/stages.tsv)"
 	@echo "make unit        unit tests only (fast loop)"
 	@echo "make site-check  check the built site in headless Chromium"
 	@echo "make pdf         the book as two PDFs in _build/pdf, instructor and student (after make book)"
@@ -36,25 +42,29 @@ book: setup system-book build
 	@echo
 	@echo "The book is built. Open: file://$(CURDIR)/$(HTML)/index.html"
 
-test: setup system-test unit instructor-check build-all site-check pdf-check binder-test binder-check
+test:
+	@$(STAGES) start; trap '$(STAGES) table' EXIT; $(MAKE) --no-print-directory test-stages
+
+test-stages: setup system-test unit instructor-check build-all site-check pdf-check binder-test binder-check
 	@echo "All checks passed."
 
 setup: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@$(STAGE) setup -- $(SHELL) -c 'set -ex; \
+		test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+		$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt; \
+		$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .'
 	@touch $@
 
 system-book:
 	@scripts/system-packages.sh dot:graphviz
 
 system-test:
-	@scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
+	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
 
 unit: setup system-book
-	$(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
+	$(STAGE) unit -- $(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
@@ -74,15 +84,21 @@ STATIC_HASH = $(shell find _static _ext -type f | sort | xargs cat | sha256sum |
 # chapters whose code changed.
 build: setup system-book fresh-cache
 	@if [ "$$(cat _build/.static-hash 2>/dev/null)" != "$(STATIC_HASH)" ]; then all=--all; fi; \
-	set -x; $(BIN)/jupyter-book build . $$all $(JB_STRICT)
+	set -x; $(STAGE) build --cached-if 'test -d _build/.jupyter_cache' -- \
+		$(BIN)/jupyter-book build . $$all $(JB_STRICT)
 	@echo "$(STATIC_HASH)" > _build/.static-hash
 
 # Every page re-read (so every warning is seen again), executions still from the cache.
 build-all: setup system-book fresh-cache
-	$(BIN)/jupyter-book build . --all $(JB_STRICT)
+	$(STAGE) build-all --cached-if 'test -d _build/.jupyter_cache' -- \
+		$(BIN)/jupyter-book build . --all $(JB_STRICT)
+
+# The test files that use a marker: `pytest -m site` alone would first collect all 12,000
+# tests (a minute) to keep 557 of them.
+marked = $(shell grep -l 'mark\.$(1)\b' tests/test_*.py)
 
 site-check: setup system-test
-	$(BIN)/python -m pytest -m site -q
+	$(STAGE) site-check -- $(BIN)/python -m pytest -m site -q $(call marked,site)
 
 # The book as two PDFs, printed from the built site by headless Chromium (scripts/book_pdf.py):
 # book-instructor.pdf with every solution open, book-student.pdf without any, in _build/pdf.
@@ -93,7 +109,8 @@ pdf: setup system-test
 
 # Builds the PDFs first if they are older than the site, then reads them back (tests/test_pdf.py).
 pdf-check: setup system-test
-	$(BIN)/python -m pytest -m pdf -q tests/test_pdf.py
+	$(STAGE) pdf-check --cached-if 'cd scripts && ../$(BIN)/python -c "import sys, book_pdf; sys.exit(not book_pdf.up_to_date())"' -- \
+		$(BIN)/python -m pytest -m pdf -q tests/test_pdf.py
 
 # The student edition (scripts/student_edition.py): every task of tests/tasks.py a stub that
 # names it, the chapters without solutions, the tests, a README for students.
@@ -109,19 +126,23 @@ grade: setup
 # Chapters stand alone (the package cut after each chapter passes its tests), the student
 # edition leaks no solution and fails every task with its own message, the grader scores
 # the reference, the edition and a wrong submission as it should.
+# Each check runs pytest in its own process on its own copy: INSTRUCTOR_JOBS of them at once
+# (pytest-xdist), 2 by default for this 2-core machine.
+INSTRUCTOR_JOBS ?= 2
 instructor-check: setup
-	$(BIN)/python -m pytest -m instructor -q tests/test_student_edition.py
+	$(STAGE) instructor-check -- $(BIN)/python -m pytest -m instructor -q -n $(INSTRUCTOR_JOBS) tests/test_student_edition.py
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
 # .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then
 # every student notebook executed on one CPU with time and memory budgets.
 binder-test: setup
-	$(BIN)/python -m pytest -m binder -q
+	$(STAGE) binder-test --cached-if 'cd scripts && ../$(BIN)/python -c "import sys, binder_sim as b; s = b.VENV / \".binder-sim-key\"; sys.exit(not (s.exists() and s.read_text() == b.env_key()))"' -- \
+		$(BIN)/python -m pytest -m binder -q $(call marked,binder)
 
 # JupyterLab from that environment, chapter 4 open in headless Chromium: the engine's code
 # shown, solutions collapsed; screenshot in .binder-sim/lab-ch04.png.
 binder-check: setup system-test
-	$(BIN)/python scripts/binder_lab_check.py
+	$(STAGE) binder-check -- $(BIN)/python scripts/binder_lab_check.py
 
 lock:
 	rm -rf /tmp/toygrad-lock-venv

@@ -5,6 +5,29 @@
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// The next frame (a ResizeObserver's callbacks run in it), or 100 ms if no frame comes.
+const frame = () => new Promise((resolve) => {
+  requestAnimationFrame(() => resolve());
+  setTimeout(resolve, 100);
+});
+
+// Wait until `condition()` holds (none: at once), then until no CSS transition or finite
+// animation runs and two frames have passed; true if the condition came within `timeout` ms.
+// A wait on what the page does, not a fixed sleep that a loaded machine can outrun.
+async function settle(condition, timeout = 5000) {
+  const end = performance.now() + timeout;
+  let held = false;
+  while (!(held = !condition || condition()) && performance.now() < end) await sleep(25);
+  while (performance.now() < end && document.getAnimations().some((animation) =>
+    animation.playState === "running"
+    && Number.isFinite(animation.effect && animation.effect.getComputedTiming().endTime))) {
+    await sleep(25);
+  }
+  await frame();
+  await frame();
+  return held;
+}
+
 function visible(element) {
   if (!element || !element.getClientRects().length) return false;
   const box = element.getBoundingClientRect();
@@ -177,11 +200,14 @@ async function tryButton(selector, dialogSelector) {
     document.body.className, document.documentElement.className]);
   const before = state();
   button.click();
+  // What shows 400 ms after the click counts (a menu that opens and shuts again does
+  // nothing); a loaded machine gets up to 3 s for the change.
   await sleep(400);
+  await settle(() => state() !== before, 2600);
   const changed = state() !== before;
   if (dialog && dialog.open) dialog.close();
   else if (changed) button.click();
-  await sleep(200);
+  await settle(() => state() === before);  // undone before the next button is tried
   return changed;
 }
 
@@ -201,10 +227,15 @@ async function survey(options) {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
   }
-  for (const button of document.querySelectorAll(".solution button.toggle-button")) {
+  const toggled = [...document.querySelectorAll(".solution button.toggle-button")].map((button) => {
+    const box = button.closest(".admonition");
+    const hidden = box && box.classList.contains("toggle-hidden");
     button.click();
-  }
-  await sleep(500);
+    return [box, hidden];
+  });
+  // Every solution flipped open and done fading in (togglebutton.css: 0.3 s).
+  await settle(() => toggled.every(([box, hidden]) =>
+    !box || box.classList.contains("toggle-hidden") !== hidden));
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
   return {
     mobile: options.mobile,

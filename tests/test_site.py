@@ -4,6 +4,10 @@ Serves ``_build/html`` on localhost, opens every page listed in ``_toc.yml`` and
 JavaScript console error, an image that did not load (natural width 0), a chapter without a
 launch button, or an exercise solution that is visible before the reader opens it.
 
+Each page is opened once for the tests of the default window, and once per view (phone and
+desktop, light and dark) for the survey's tests, in two Chromiums at once
+(``SITE_CHECK_BROWSERS=1``: one); the tests assert on what those visits collected.
+
 Needs a built site (``make book``) and Debian's ``chromium`` and ``chromium-driver``
 (``make test`` installs them).
 """
@@ -61,33 +65,165 @@ def site_url():
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    driver = chromium(tmp_path_factory.mktemp("chromium-profile"))
-    yield driver
-    driver.quit()
-
-
 def chromium(profile):
     """Headless Chromium with its own profile, keeping the console log."""
     return headless.start(profile, console_log=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# One visit per page (and per page and view, below) collects everything the tests of that page
+# look at; the tests then assert on what was collected, each on its part. The visits run ahead
+# of the tests in SITE_CHECK_BROWSERS Chromiums at once (2 unless set: this machine has 2
+# cores), each visit in one Chromium from its start to its end.
+
+
+class Observed(dict):
+    """What one visit saw. If the visit stopped on an error, asking for what it did not
+    get re-raises that error, in the test that needs it."""
+
+    error = None
+
+    def __missing__(self, key):
+        if self.error is not None:
+            raise self.error
+        raise KeyError(key)
+
+
+class Visits:
+    """The visits the selected tests need, run in order by a pool of Chromiums."""
+
+    def __init__(self, jobs, site_url, profiles, browsers):
+        import concurrent.futures
+
+        self.site_url = site_url
+        self.futures = {}
+        self.drivers = []
+        self.lock = threading.Lock()
+        self.local = threading.local()
+        self.profiles = profiles
+        self.pool = concurrent.futures.ThreadPoolExecutor(max(1, min(browsers, len(jobs) or 1)),
+                                                          thread_name_prefix="chromium")
+        for job in jobs:  # first come, first served: the order the tests ask in
+            self.futures[job] = self.pool.submit(self._run, job)
+
+    def driver(self):
+        driver = getattr(self.local, "driver", None)
+        if driver is None:
+            driver = chromium(self.profiles())
+            driver.set_script_timeout(120)
+            with self.lock:
+                self.drivers.append(driver)
+            self.local.driver = driver
+            self.local.surveyed = False
+        return driver
+
+    def _run(self, job):
+        driver = self.driver()
+        observed = Observed()
+        try:
+            if job[0] == "page":
+                visit_page(driver, self.site_url, job[1], job[2], observed,
+                           reset=self.local.surveyed)
+            else:
+                self.local.surveyed = True
+                observed.update(survey_page(driver, self.site_url, job[1], job[2]))
+        except Exception as error:  # noqa: BLE001  (raised again by the tests that need it)
+            observed.error = error
+        return observed
+
+    def get(self, job):
+        return self.futures[job].result()
+
+    def close(self):
+        for future in self.futures.values():
+            future.cancel()
+        self.pool.shutdown(wait=True)
+        for driver in self.drivers:
+            driver.quit()
+
+
+def _jobs(items):
+    """The visits the selected tests of this module need, in the order they run, and for
+    each page the parts they look at (a page's solutions and stepper are clicked)."""
+    parts = {}
+    order = []
+    for item in items:
+        if item.module is None or item.module.__name__ != __name__ or not hasattr(item, "callspec"):
+            continue
+        params = item.callspec.params
+        if "page" in params:
+            job = ("page", params["page"])
+            need = PAGE_PARTS.get(item.originalname, ())
+        elif "survey" in params:
+            job = ("survey", *params["survey"])
+            need = ()
+        else:
+            continue
+        if job not in parts:
+            parts[job] = set()
+            order.append(job)
+        parts[job].update(need)
+    return [job + (frozenset(parts[job]),) if job[0] == "page" else job for job in order]
+
+
+@pytest.fixture(scope="module")
+def visits(request, site_url, tmp_path_factory):
+    jobs = _jobs(request.session.items)
+    browsers = int(os.environ.get("SITE_CHECK_BROWSERS", "2"))
+    pool = Visits(jobs, site_url, lambda: tmp_path_factory.mktemp("chromium-profile"), browsers)
+    pool.jobs = {job[:2] if job[0] == "page" else job: job for job in jobs}
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def page(request, browser, site_url):
-    """Open one page, wait until its scripts have settled, and return the console log."""
-    browser.get_log("browser")  # drop what earlier pages left behind
-    browser.get(f"{site_url}/{request.param}.html")
-    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+def page(request, visits):
+    """What one page showed: its console, images, launch buttons, and, for the tests that
+    click them, its solutions and its stepper (see visit_page)."""
+    return visits.get(visits.jobs["page", request.param])
+
+
+def visit_page(driver, site_url, page, parts, observed, reset=False):
+    """Open one page as a reader's first visit (the default window, no colour mode chosen),
+    wait until its scripts have settled, and note what the tests look at."""
+    if reset:  # this Chromium surveyed a page as a phone, or in a chosen colour mode
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    driver.get_log("browser")  # drop what earlier pages left behind
+    driver.get(f"{site_url}/{page}.html")
+    if reset and driver.execute_script("return localStorage.getItem('mode')") is not None:
+        driver.execute_script("localStorage.removeItem('mode');")
+        driver.get_log("browser")
+        driver.refresh()
+    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
     # MathJax typesets after load; wait for it (and a moment for late console messages).
-    browser.execute_async_script(
+    driver.execute_async_script(
         """
         const done = arguments[arguments.length - 1];
         const typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise) || Promise.resolve();
         typeset.then(() => setTimeout(done, 300), () => setTimeout(done, 300));
         """
     )
-    return browser
+    observed["severe"] = severe_messages(driver)
+    observed["images"] = driver.execute_script(
+        "return Array.from(document.images).map(img => [img.getAttribute('src'), img.complete, img.naturalWidth]);"
+    )
+    observed["url"] = driver.current_url
+    observed["launch_links"] = [a.get_attribute("href") for a in driver.find_elements(
+        By.CSS_SELECTOR, ".dropdown-launch-buttons a")]
+    for part, collect in (("stepper", try_stepper), ("solutions", open_solutions)):
+        if part in parts:
+            observed[part] = Observed()
+            try:
+                collect(driver, observed[part])
+            except Exception as error:  # noqa: BLE001  (raised by the test where it stopped)
+                observed[part].error = error
+
+
+PAGE_PARTS = {
+    "test_solutions_hidden_until_opened": ("solutions",),
+    "test_backward_stepper_works_without_a_kernel": ("stepper",),
+}
 
 
 def severe_messages(browser):
@@ -96,14 +232,12 @@ def severe_messages(browser):
 
 @pytest.mark.parametrize("page", PAGES, indirect=True)
 def test_no_console_errors(page):
-    assert severe_messages(page) == []
+    assert page["severe"] == []
 
 
 @pytest.mark.parametrize("page", PAGES, indirect=True)
 def test_every_image_loaded(page):
-    images = page.execute_script(
-        "return Array.from(document.images).map(img => [img.getAttribute('src'), img.complete, img.naturalWidth]);"
-    )
+    images = page["images"]
     assert images, "no images on the page at all (the logo should be there)"
     broken = [src for src, complete, width in images if not complete or width == 0]
     assert broken == []
@@ -112,79 +246,120 @@ def test_every_image_loaded(page):
 @pytest.mark.parametrize("page", CHAPTERS, indirect=True)
 def test_chapter_has_launch_buttons(page):
     # Binder opens the student notebook that binder/postBuild writes (_ext/binder_launch.py).
-    source = "notebooks/" + page.current_url.rsplit("/", 1)[1].removesuffix(".html") + ".ipynb"
-    links = [a.get_attribute("href") for a in page.find_elements(By.CSS_SELECTOR, ".dropdown-launch-buttons a")]
+    source = "notebooks/" + page["url"].rsplit("/", 1)[1].removesuffix(".html") + ".ipynb"
+    links = page["launch_links"]
     binder = [href for href in links if href.startswith("https://mybinder.org/v2/gh/")]
     assert binder, f"no Binder launch button among {links}"
     assert all(href.endswith(source) for href in binder), binder
 
 
-@pytest.mark.parametrize("page", WITH_SOLUTIONS, indirect=True)
-def test_solutions_hidden_until_opened(page):
-    solutions = page.find_elements(By.CSS_SELECTOR, "div.solution")
-    assert solutions, "a chapter has exercises with solutions"
-    for solution in solutions:
+def open_solutions(page, observed):
+    """Each solution: its content, hidden at first, and what clicking its title does."""
+    observed["solutions"] = solutions = []
+    for solution in page.find_elements(By.CSS_SELECTOR, "div.solution"):
         body = solution.find_elements(By.XPATH, "./*[not(contains(@class, 'admonition-title'))]")
-        assert body, "solution without content"
-        assert not any(part.is_displayed() for part in body), "solution visible before it is opened"
+        seen = {"body": len(body), "hidden": not any(part.is_displayed() for part in body)}
+        solutions.append(seen)
+        if not seen["body"] or not seen["hidden"]:
+            break  # the test stops there
         # A reader clicks the title ("Solution to Exercise 7.2 (...)"), whose middle is a
         # link back to the exercise: the click must open the solution, not jump away.
         title = solution.find_element(By.CSS_SELECTOR, ".admonition-title")
         target = (title.find_elements(By.CSS_SELECTOR, "a") or [title])[0]
         page.execute_script("arguments[0].scrollIntoView({block: 'center'});", target)
-        url = page.current_url
+        seen["url_before"] = page.current_url
         ActionChains(page).move_to_element(target).click().perform()
         WebDriverWait(page, 5).until(lambda _: all(part.is_displayed() for part in body))
-        assert page.current_url == url
+        seen["url_after"] = page.current_url
 
 
-@pytest.mark.parametrize("page", ["chapters/ch07_graphs"], indirect=True)
-def test_backward_stepper_works_without_a_kernel(page):
+@pytest.mark.parametrize("page", WITH_SOLUTIONS, indirect=True)
+def test_solutions_hidden_until_opened(page):
+    observed = page["solutions"]
+    solutions = observed["solutions"]
+    assert solutions, "a chapter has exercises with solutions"
+    for seen in solutions:
+        assert seen["body"], "solution without content"
+        assert seen["hidden"], "solution visible before it is opened"
+        if "url_after" not in seen:  # it did not open within 5 s
+            raise observed.error
+        assert seen["url_after"] == seen["url_before"]
+    if observed.error is not None:
+        raise observed.error
+
+
+def try_stepper(page, seen):
+    """Step through chapter 7's stepper with its buttons and slider, and print it."""
     stepper = page.find_element(By.CSS_SELECTOR, ".toygrad-stepper")
     frames = stepper.find_elements(By.CSS_SELECTOR, ".stepper-frame")
     slider = stepper.find_element(By.CSS_SELECTOR, ".stepper-slider")
-    last = len(frames) - 1
-    assert last >= 3
+    seen["last"] = last = len(frames) - 1
 
     def visible():
         return [i for i, frame in enumerate(frames) if frame.is_displayed()]
 
     page.execute_script("arguments[0].scrollIntoView({block: 'center'});", stepper)
-    assert visible() == [0]
+    seen["first"] = visible()
     stepper.find_element(By.CSS_SELECTOR, ".stepper-next").click()
-    assert visible() == [1] and slider.get_attribute("value") == "1"
+    seen["after_next"] = (visible(), slider.get_attribute("value"))
     stepper.find_element(By.CSS_SELECTOR, ".stepper-previous").click()
-    assert visible() == [0]
+    seen["after_previous"] = visible()
     page.execute_script(
         "arguments[0].value = arguments[1];"
         "arguments[0].dispatchEvent(new Event('input'));", slider, last)
-    assert visible() == [last]
+    seen["at_last"] = visible()
     next_button = stepper.find_element(By.CSS_SELECTOR, ".stepper-next")
-    assert not next_button.is_enabled()  # the last step: "next" says it does nothing
-    assert visible() == [last]
+    seen["next_enabled_at_last"] = next_button.is_enabled()
+    seen["at_last_again"] = visible()
     position = stepper.find_element(By.CSS_SELECTOR, ".stepper-position")
-    assert position.text == f"step {last} of {last}"
-    assert position.get_attribute("aria-live") == "polite"  # a screen reader hears the step
-    caption = frames[last].find_element(By.CSS_SELECTOR, "figcaption").text
-    assert slider.get_attribute("aria-valuetext") == caption
-    assert slider.size["height"] >= 24  # a touch target
+    seen["position"] = (position.text, position.get_attribute("aria-live"))
+    seen["caption"] = frames[last].find_element(By.CSS_SELECTOR, "figcaption").text
+    seen["valuetext"] = slider.get_attribute("aria-valuetext")
+    seen["slider_height"] = slider.size["height"]
     page.execute_script(
         "arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'));", slider)
-    assert not stepper.find_element(By.CSS_SELECTOR, ".stepper-previous").is_enabled()
+    seen["previous_enabled_at_first"] = stepper.find_element(
+        By.CSS_SELECTOR, ".stepper-previous").is_enabled()
     # On paper every step is shown, without the controls.
     page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     try:
-        assert visible() == list(range(last + 1))
-        assert not stepper.find_element(By.CSS_SELECTOR, ".stepper-controls").is_displayed()
+        seen["printed"] = visible()
+        seen["controls_printed"] = stepper.find_element(
+            By.CSS_SELECTOR, ".stepper-controls").is_displayed()
     finally:
         page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+@pytest.mark.parametrize("page", ["chapters/ch07_graphs"], indirect=True)
+def test_backward_stepper_works_without_a_kernel(page):
+    seen = page["stepper"]
+    last = seen["last"]
+    assert last >= 3
+    assert seen["first"] == [0]
+    visible, value = seen["after_next"]
+    assert visible == [1] and value == "1"
+    assert seen["after_previous"] == [0]
+    assert seen["at_last"] == [last]
+    assert not seen["next_enabled_at_last"]  # the last step: "next" says it does nothing
+    assert seen["at_last_again"] == [last]
+    text, live = seen["position"]
+    assert text == f"step {last} of {last}"
+    assert live == "polite"  # a screen reader hears the step
+    assert seen["valuetext"] == seen["caption"]
+    assert seen["slider_height"] >= 24  # a touch target
+    assert not seen["previous_enabled_at_first"]
+    # On paper every step is shown, without the controls.
+    assert seen["printed"] == list(range(last + 1))
+    assert not seen["controls_printed"]
+    if seen.error is not None:
+        raise seen.error
 
 
 # ---------------------------------------------------------------------------------------------
 # Every page as a phone and a desktop show it, in light and in dark mode.
 #
-# Each (page, view) is opened once, in its own Chromium, and surveyed by one script; the tests
-# below each assert one part of the survey, so a failure names what a reader would meet.
+# Each (page, view) is opened once and surveyed by one script (a visit of the pool above); the
+# tests below each assert one part of the survey, so a failure names what a reader would meet.
 
 VIEWS = {  # name: (width, height, mobile, colour mode)
     "phone-light": (390, 844, True, "light"),
@@ -212,48 +387,37 @@ THEME_FINDINGS = {
 SURVEY_SCRIPT = (Path(__file__).with_name("site_survey.js")).read_text()
 
 
-@pytest.fixture(scope="module")
-def survey_browser(tmp_path_factory):
-    driver = chromium(tmp_path_factory.mktemp("chromium-survey"))
-    driver.set_script_timeout(120)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def surveys():
-    return {}
-
-
 def _axe_source():
     import selenium_axe_python
 
     return (Path(selenium_axe_python.__file__).parent / "axe-core" / "axe.min.js").read_text()
 
 
-@pytest.fixture
-def survey(request, survey_browser, site_url, surveys):
+def survey_page(driver, site_url, page, view):
     """What a reader meets on one page in one view (see tests/site_survey.js)."""
+    width, height, mobile, mode = VIEWS[view]
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile})
+    driver.get(f"{site_url}/{page}.html")
+    if driver.execute_script("return localStorage.getItem('mode')") != mode:
+        driver.execute_script("localStorage.setItem('mode', arguments[0]);", mode)
+        driver.refresh()
+    WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+    assert driver.execute_script("return document.documentElement.dataset.theme") == mode
+    if not driver.execute_script("return typeof axe !== 'undefined'"):
+        driver.execute_script(_axe_source())
+    return driver.execute_async_script(
+        SURVEY_SCRIPT + "\nsurvey(arguments[0]).then(arguments[arguments.length - 1]);",
+        {"mobile": mobile, "width": width})
+
+
+@pytest.fixture
+def survey(request, visits):
+    """The survey of one page in one view (one visit, shared by the tests below)."""
     page, view = request.param
-    if (page, view) not in surveys:
-        width, height, mobile, mode = VIEWS[view]
-        driver = survey_browser
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
-        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile})
-        driver.get(f"{site_url}/{page}.html")
-        if driver.execute_script("return localStorage.getItem('mode')") != mode:
-            driver.execute_script("localStorage.setItem('mode', arguments[0]);", mode)
-            driver.refresh()
-        WebDriverWait(driver, 30).until(
-            lambda d: d.execute_script("return document.readyState") == "complete")
-        assert driver.execute_script("return document.documentElement.dataset.theme") == mode
-        if not driver.execute_script("return typeof axe !== 'undefined'"):
-            driver.execute_script(_axe_source())
-        surveys[page, view] = driver.execute_async_script(
-            SURVEY_SCRIPT + "\nsurvey(arguments[0]).then(arguments[arguments.length - 1]);",
-            {"mobile": mobile, "width": width})
-    return surveys[page, view]
+    return visits.get(("survey", page, view))
 
 
 def _parametrize_surveys(test):

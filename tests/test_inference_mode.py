@@ -174,6 +174,68 @@ def test_number_to_a_tensor_s_power_writes_its_result_as_pytorch(base, where):
     both(scenario)
 
 
+def _made(lib, where, shape):
+    data = np.arange(1.0, 1.0 + np.prod(shape, dtype=int)).reshape(shape)
+    if where == "normal tensors":
+        return lib.tensor(data)
+    with lib.inference_mode():
+        return lib.tensor(data)
+
+
+# Operations whose kernel writes its new result in place (fill_, copy_,
+# div_, addmv_, squeeze_), and some whose kernel does not: (shapes, call).
+BELOW_AUTOGRAD = {
+    "clone": ([(2, 3)], lambda lib, x: x.clone()),
+    "expand(2, 3).clone()": ([(3,)], lambda lib, x: x.expand(2, 3).clone()),
+    "sum()": ([(2, 3)], lambda lib, x: x.sum()),
+    "sum() of an empty tensor": ([(0, 3)], lambda lib, x: x.sum()),
+    "sum(0)": ([(2, 3)], lambda lib, x: x.sum(0)),
+    "sum(1, keepdim=True)": ([(2, 3)], lambda lib, x: x.sum(1, keepdim=True)),
+    "sum_to_size(1, 3)": ([(2, 3)], lambda lib, x: x.sum_to_size(1, 3)),
+    "mean()": ([(2, 3)], lambda lib, x: x.mean()),
+    "mean(1)": ([(2, 3)], lambda lib, x: x.mean(1)),
+    "max()": ([(2, 3)], lambda lib, x: x.max()),
+    "max(1)": ([(2, 3)], lambda lib, x: tuple(x.max(1))),
+    "max(1, keepdim=True)": ([(2, 3)],
+                             lambda lib, x: tuple(x.max(1, keepdim=True))),
+    "0-dim max(0)": ([()], lambda lib, x: tuple(x.max(0))),
+    "x ** 0": ([(3,)], lambda lib, x: x ** 0),
+    "x ** 1.0": ([(3,)], lambda lib, x: x ** 1.0),
+    "x ** 2": ([(3,)], lambda lib, x: x ** 2),
+    "2.0 ** x": ([(3,)], lambda lib, x: 2.0 ** x),
+    "x * 2": ([(3,)], lambda lib, x: x * 2),
+    "1-D @ 1-D (dot)": ([(3,), (3,)], lambda lib, x, y: x @ y),
+    "2-D @ 1-D (mv)": ([(2, 3), (3,)], lambda lib, x, y: x @ y),
+    "x.mv(y)": ([(2, 3), (3,)], lambda lib, x, y: x.mv(y)),
+    "2-D @ 2-D (mm)": ([(2, 3), (3, 2)], lambda lib, x, y: x @ y),
+    "F.linear(x, w, b)": ([(2, 3), (4, 3), (4,)], lambda lib, x, w, b:
+                          lib.nn.functional.linear(x, w, b)),
+    "F.linear of a 1-D x with b": ([(3,), (4, 3), (4,)], lambda lib, x, w, b:
+                                   lib.nn.functional.linear(x, w, b)),
+    "F.linear(x, 1-D w)": ([(2, 3), (3,)],
+                           lambda lib, x, w: lib.nn.functional.linear(x, w)),
+    "log_softmax": ([(2, 3)],
+                    lambda lib, x: lib.nn.functional.log_softmax(x, 1)),
+}
+
+
+@pytest.mark.parametrize("where", ["inference tensors", "normal tensors"])
+@pytest.mark.parametrize("name", BELOW_AUTOGRAD)
+def test_results_versions_outside_inference_mode_as_pytorch(name, where):
+    # All inputs inference tensors, outside inference mode: the autograd
+    # kernel is skipped, and the in-place writes of torch's kernel into its
+    # new (normal) result go through ADInplaceOrView, which counts them.
+    shapes, call = BELOW_AUTOGRAD[name]
+
+    def scenario(lib):
+        out = call(lib, *[_made(lib, where, shape) for shape in shapes])
+        outs = out if isinstance(out, tuple) else (out,)
+        return [(t.tolist(), str(t.dtype).split(".")[-1], t._version,
+                 t.is_inference(), t._base is not None) for t in outs]
+
+    both(scenario)
+
+
 def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
     # AccumulateGrad copies the given gradient (the caller still holds it):
     # inside inference mode the copy is an inference tensor, so zeroing it

@@ -193,6 +193,34 @@ def rpow_operands(x, base):
     return x, base
 
 
+def written_below_autograd(out, writes, *inputs):
+    """``out``, counting the in-place writes torch's kernel makes into it
+    when every input is an inference tensor, outside inference mode.
+
+    Chapter 10. An inference tensor has no autograd dispatch key, so its
+    operation skips the autograd kernel and the guard it sets
+    (``AutoDispatchBelowADInplaceOrView``). The fresh result is a normal
+    tensor, and outside inference mode ``ADInplaceOrView`` is in every
+    thread's included keys (``c10::default_included_set``, which
+    ``InferenceMode`` takes it out of), so each ``fill_``, ``copy_``,
+    ``div_``, ``addmv_``, ``squeeze_`` the kernel makes on its result goes
+    through ``ADInplaceOrView``, which bumps the version. Below the autograd
+    kernel of a normal tensor the same calls count for nothing: 0 (see
+    c10/core/DispatchKeySet.h and c10/core/InferenceMode.h).
+    ``writes`` is how many such calls the kernel makes on its result (as
+    torch.profiler lists them): clone's ``copy_``, sum's ``fill_``
+    (``zero_`` when empty), mean's two (sum's ``fill_``, then ``div_``).
+    """
+    if grad_mode.state.inference:  # the results are inference tensors
+        return out
+    for x in inputs:
+        if not x._is_inference:
+            return out
+    counter = out._shared_version_counter()
+    counter[0] += writes
+    return out
+
+
 # Arithmetic with broadcasting.
 
 class Add(Function):
@@ -917,10 +945,14 @@ def reduce(all_function, dim_function, x, dim, keepdim):
             "mean(): could not infer output dtype. Input dtype must be either "
             "a floating point or complex dtype. Got: " + torch_name(x.dtype))
     if dim is None and not keepdim:
-        return all_function.apply(x)
-    dims = canonical_dims(dim, x.ndim)
-    # An empty tuple reduces every dim, as PyTorch's ``dim=[]``.
-    return dim_function.apply(x, dims, keepdim)
+        out = all_function.apply(x)
+    else:
+        dims = canonical_dims(dim, x.ndim)
+        # An empty tuple reduces every dim, as PyTorch's ``dim=[]``.
+        out = dim_function.apply(x, dims, keepdim)
+    if x._is_inference:  # sum_out's fill_ (or zero_), mean's div_ after it
+        written_below_autograd(out, 1 if all_function is SumAll else 2, x)
+    return out
 
 
 def _sum(array, dims, keepdim):
@@ -1049,12 +1081,23 @@ def reduce_max(x, dim=None, keepdim=False):
                 "max(): Expected reduction dim to be specified for "
                 "input.numel() == 0. Specify the reduction dim with the 'dim' "
                 "argument.")
-        return MaxAll.apply(x)
+        out = MaxAll.apply(x)
+        if x._is_inference:  # max's kernel: empty, then fill_
+            written_below_autograd(out, 1, x)
+        return out
     dim = canonical_dim(dim, x.ndim)
     if x.ndim and x.shape[dim] == 0:
         raise IndexError(
             f"max(): Expected reduction dim {dim} to have non-zero size.")
-    return MaxResult(*MaxDim.apply(x, dim, keepdim))
+    values, indices = MaxDim.apply(x, dim, keepdim)
+    if x._is_inference:
+        # max.dim's kernel: a 0-dim input's values and indices by fill_ and
+        # copy_ (one each); else without keepdim, each output is unsqueezed
+        # in place (unsqueeze_) and squeezed back (squeeze_): two each.
+        writes = 1 if not x.ndim else 0 if keepdim else 2
+        written_below_autograd(values, writes, x)
+        written_below_autograd(indices, writes, x)
+    return MaxResult(values, indices)
 
 
 class MaxAll(Function):
@@ -1662,7 +1705,10 @@ def sum_to_size(x, shape):
     if expanded != x.shape:
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to "
                            f"size {{{list(x.shape)}}}.")
-    return unbroadcast(x, shape)
+    out = unbroadcast(x, shape)
+    if x._is_inference and out is not x:  # sum_to's sum: its fill_
+        written_below_autograd(out, 1, x)
+    return out
 
 
 # Indexing with ints, slices, None and ``...``, as PyTorch's basic indexing.
@@ -1964,7 +2010,10 @@ def mv(a, v):
         names = [torch_name(t.dtype) for t in (v, a, v)]
         raise RuntimeError("addmv input tensors must have the same dtype, "
                            f"but got {names[0]}, {names[1]}, and {names[2]}")
-    return Mv.apply(a, v)
+    out = Mv.apply(a, v)
+    if a._is_inference:  # mv's kernel: empty, then addmv_ into it
+        written_below_autograd(out, 1, a, v)
+    return out
 
 
 def bmm(a, b):
@@ -2177,7 +2226,10 @@ def matmul(a, b):
                 "dot : expected both vectors to have same dtype, but found "
                 f"{torch_name(a.dtype)} and "
                 f"{torch_name(b.dtype)}")
-        return Dot.apply(a, b)
+        out = Dot.apply(a, b)
+        if a._is_inference:  # dot's kernel: empty, then fill_
+            written_below_autograd(out, 1, a, b)
+        return out
     if a.ndim == 2 and b.ndim == 1:
         return mv(a, b)
     if a.ndim == 1 and b.ndim == 2:

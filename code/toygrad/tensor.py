@@ -519,15 +519,19 @@ class Tensor:
     def __pow__(self, exponent):
         if isinstance(exponent, Tensor):
             return ops.binary(ops.Pow, self, exponent)
-        return ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
+        out = ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
+        if self._is_inference and exponent in (0, 1):
+            # Chapter 10: pow's kernel writes x ** 0 with fill_(1), x ** 1
+            # with copy_ (ops.written_below_autograd).
+            ops.written_below_autograd(out, 1, self)
+        return out
 
     def __rpow__(self, base):  # base ** self
         out = ops.RPow.apply(*ops.rpow_operands(self, base))
-        if self._is_inference and not grad_mode.state.inference:
-            # PyTorch's autograd does not see an inference tensor; below
-            # it, pow(Scalar, Tensor) writes a new tensor with pow_out, and
-            # the write counts (chapter 10).
-            out._bump_version()
+        if self._is_inference:
+            # Chapter 10: pow(Scalar, Tensor)'s kernel writes its new
+            # tensor through a call that counts (ops.written_below_autograd).
+            ops.written_below_autograd(out, 1, self)
         return out
 
     def __neg__(self):
@@ -596,7 +600,10 @@ class Tensor:
         return ops.view(self, _shape(shape))
 
     def clone(self):
-        return ops.Clone.apply(self)
+        out = ops.Clone.apply(self)
+        if self._is_inference:  # clone's kernel: empty_like, then copy_
+            ops.written_below_autograd(out, 1, self)
+        return out
 
     def permute(self, *dims):
         return ops.permute(self, _shape(dims))

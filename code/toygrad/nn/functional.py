@@ -44,12 +44,17 @@ def linear(x, weight, bias=None):
                                                 (1,), ()))):
         _check_linear(x, weight, bias)
     if x_ndim == 2 and bias is not None:
-        return ops.Addmm.apply(bias, x, ops.t(weight))
+        out = ops.Addmm.apply(bias, x, ops.t(weight))
+        if bias._is_inference:  # addmm's kernel: copy_ of the bias first
+            ops.written_below_autograd(out, 1, bias, x, weight)
+        return out
     fusable = (bias is not None and bias.data.flags.c_contiguous
                and np.squeeze(bias.data).ndim == 1)
     if fusable and x.data.flags.c_contiguous:
         rows = x.reshape(-1, x.shape[-1])
         out = ops.Addmm.apply(bias, rows, weight.t())
+        if bias._is_inference:  # as above
+            ops.written_below_autograd(out, 1, bias, x, weight)
         return out.view(x.shape[:-1] + (out.shape[1],))
     out = x @ weight.t()
     if bias is not None:

@@ -236,6 +236,35 @@ def test_results_versions_outside_inference_mode_as_pytorch(name, where):
     both(scenario)
 
 
+def _version_or_error(lib, tensor):
+    return error_of(lib, lambda lib: tensor._version) or tensor._version
+
+
+def test_detach_of_an_inference_tensor_outside_inference_mode_as_pytorch():
+    # Outside inference mode, detach of an inference tensor is ATen's own
+    # (shallow_copy_and_detach with a new version counter at 0): still an
+    # inference tensor, but one whose version is read and counts in-place
+    # changes outside inference mode (inside, nothing counts them). Its
+    # views, and detach inside inference mode, have no version counter.
+    def scenario(lib):
+        x = _inference(lib)
+        d = x.detach()
+        seen = [d.is_inference(), d._version, d._base is not None]
+        with lib.inference_mode():
+            d.add_(1)
+            seen += [d._version, _version_or_error(lib, x.detach())]
+        d.mul_(2)
+        seen += [d._version, x.tolist(), error_of(lib, lambda lib: x.add_(1))]
+        seen += [_version_or_error(lib, d.detach()),
+                 _version_or_error(lib, d.t()),
+                 _version_or_error(lib, d[0]),
+                 d.sum()._version, d.clone()._version,
+                 error_of(lib, lambda lib: d.requires_grad_())]
+        return seen
+
+    both(scenario)
+
+
 def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
     # AccumulateGrad copies the given gradient (the caller still holds it):
     # inside inference mode the copy is an inference tensor, so zeroing it

@@ -77,13 +77,12 @@ KNOWN_DIVERGENCES = {
     "its vectorized kernel's lanes (tensor([0., -0.]).max() is -0.0, "
     "tensor([-0., 0.]).max() is 0.0, and longer tensors otherwise), "
     "NumPy's reduction another order; the call is not made",
-    "inference_tensor_outside": "an operation on an inference tensor "
-    "outside inference_mode(): torch runs it below autograd, where clone, "
-    "sum, mean, max, 1-D @ and expand().clone() write their result through "
-    "an in-place or out= call that the version counter counts (_version 1 "
-    "or 2); toygrad's results are at 0 (number ** x, fixed, is at 1). "
-    "Reductions of such tensors are not made, the version of other results "
-    "not compared",
+    "needs_input_grad_narrowing": "autograd.grad(out, [x1], "
+    "create_graph=True) through x2 = x1 * w: torch's engine computes only "
+    "the gradients the call needs (MulBackward0 multiplies for x1 alone, "
+    "saving one tensor), toygrad's node computes w's too (a second saved "
+    "tensor in the pack hook's log). Not made with create_graph while a "
+    "pack hook is on",
     "inference_parameter_checks": "module(x) outside inference_mode() with "
     "a parameter made in it and an x of another dtype or width: torch's "
     "autograd kernel saves its inputs first, so it raises 'Inference "
@@ -243,10 +242,10 @@ PARAMETER_INFERENCE = gate("parameter_in_inference_mode")
 BACKWARD_INFERENCE = gate("backward_in_inference_mode")
 INFERENCE_VIEW_BASE = gate("inference_view_base")
 SETITEM_LEADING_ONES = gate("setitem_leading_ones")
-INFERENCE_TENSOR_OPS = gate("inference_tensor_outside")
 GRAD_VIEW = gate("autograd_grad_view")
 MAX_SIGNED_ZEROS = gate("max_of_signed_zeros")
 INFERENCE_PARAMETER_CHECKS = gate("inference_parameter_checks")
+NARROWING = gate("needs_input_grad_narrowing")
 
 
 # Operations, each written once for both libraries: name -> (function,
@@ -514,11 +513,6 @@ class Toygrad(RuleBasedStateMachine):
         unchecked = ()
         if known(INFERENCE_VIEW_BASE) and torch.is_inference_mode_enabled():
             unchecked = ("view of",)
-        if (known(INFERENCE_TENSOR_OPS) and x.torch.is_inference()
-                and not torch.is_inference_mode_enabled()):
-            if name in ("sum", "sum(0)", "mean", "max"):
-                return multiple()
-            unchecked += ("version",)
         if known(RELU_SIGNED_ZERO) and "relu" in name and negative_zero(x):
             return multiple()
         if known(ELEMENT_WRITE) and x.torch.ndim == 1 and name in (
@@ -628,9 +622,11 @@ class Toygrad(RuleBasedStateMachine):
         if known(AUTOGRAD_GRAD_CHECKS) and not (
                 x.torch.requires_grad and torch.is_grad_enabled()):
             return multiple()
-        if known(INFERENCE_TENSOR_OPS) and x.torch.is_inference():
-            return multiple()
         if create_graph and self.packing():  # the backward pass saves
+            return multiple()
+        if known(NARROWING) and create_graph and any(
+                isinstance(c[1], torch.autograd.graph.saved_tensors_hooks)
+                for c in self.contexts):
             return multiple()
         if known(BACKWARD_INFERENCE) and torch.is_inference_mode_enabled():
             return multiple()

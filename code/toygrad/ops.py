@@ -2236,10 +2236,11 @@ def matmul(a, b):
         out = SqueezeDims.apply(mm(a.unsqueeze(0), b), (0,))
         # PyTorch squeezes its product in place (squeeze_): version 1. The
         # view's node is for that version, so it stays as it is.
-        if out._version_counter is None:
-            out._version_counter = [0]
-        out._version_counter[0] += 1
-        out._view_version += 1
+        if not out._is_inference:  # (an inference tensor has no counter)
+            if out._version_counter is None:
+                out._version_counter = [0]
+            out._version_counter[0] += 1
+            out._view_version += 1
         return out
     if a.ndim == 2 and b.ndim == 2:
         return mm(a, b)

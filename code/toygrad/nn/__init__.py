@@ -37,7 +37,8 @@ class Parameter(Tensor):
         data_is_inference = (data._is_inference if isinstance(data, Tensor)
                              else None)
         counter = data._version_counter if isinstance(data, Tensor) else None
-        if isinstance(data, Tensor) and counter is None:
+        if (isinstance(data, Tensor) and counter is None
+                and not data._is_inference):  # (an inference tensor has none)
             counter = data._version_counter = [0]
         data = np.asarray(data.data if isinstance(data, Tensor) else data)
         if requires_grad and not np.issubdtype(data.dtype, np.floating):

@@ -265,6 +265,61 @@ def test_detach_of_an_inference_tensor_outside_inference_mode_as_pytorch():
     both(scenario)
 
 
+def _inference_of(lib, *shape):
+    with lib.inference_mode():
+        return lib.ones(*shape)
+
+
+# Calls whose checks fail, with an inference tensor among the inputs and
+# another input that requires grad (or not: then nothing is saved).
+SAVED_FIRST = {
+    "F.linear(x, w) of another width": lambda lib: lib.nn.functional.linear(
+        lib.ones(4, 5, requires_grad=True), _inference_of(lib, 2, 3)),
+    "F.linear(x, w, b) of another width": lambda lib: lib.nn.functional.linear(
+        lib.ones(4, 5, requires_grad=True), _inference_of(lib, 2, 3),
+        _inference_of(lib, 2)),
+    "F.linear(x, w, b), x of another dtype": lambda lib:
+        lib.nn.functional.linear(
+            lib.ones(4, 3, dtype=lib.float64, requires_grad=True),
+            _inference_of(lib, 2, 3), _inference_of(lib, 2)),
+    "F.linear(x, w), nothing requires grad": lambda lib:
+        lib.nn.functional.linear(lib.ones(4, 5), _inference_of(lib, 2, 3)),
+    "x @ w, mm": lambda lib: lib.ones(4, 5, requires_grad=True)
+        @ _inference_of(lib, 3, 2),
+    "w @ x, mm": lambda lib: _inference_of(lib, 2, 3)
+        @ lib.ones(4, 5, requires_grad=True),
+    "w @ v, mv": lambda lib: _inference_of(lib, 2, 3)
+        @ lib.ones(4, requires_grad=True),
+    "v @ u, dot": lambda lib: lib.ones(4, requires_grad=True)
+        @ _inference_of(lib, 3),
+    "x.bmm(w)": lambda lib: lib.ones(2, 4, 5, requires_grad=True).bmm(
+        _inference_of(lib, 2, 3, 2)),
+    "x * w": lambda lib: lib.ones(4, 5, requires_grad=True)
+        * _inference_of(lib, 2, 3),
+    "x / w": lambda lib: lib.ones(4, 5, requires_grad=True)
+        / _inference_of(lib, 2, 3),
+    "w / x": lambda lib: _inference_of(lib, 2, 3)
+        / lib.ones(4, 5, requires_grad=True),
+    "x ** w": lambda lib: lib.ones(4, 5, requires_grad=True)
+        ** _inference_of(lib, 2, 3),
+    "x + w (saves nothing)": lambda lib: lib.ones(4, 5, requires_grad=True)
+        + _inference_of(lib, 2, 3),
+    "x @ w under no_grad": lambda lib: _no_grad_matmul(lib),
+}
+
+
+def _no_grad_matmul(lib):
+    with lib.no_grad():
+        return lib.ones(4, 5, requires_grad=True) @ _inference_of(lib, 3, 2)
+
+
+@pytest.mark.parametrize("action", SAVED_FIRST.values(), ids=SAVED_FIRST.keys())
+def test_inference_tensors_are_saved_before_the_checks_as_in_pytorch(action):
+    # PyTorch's autograd kernel saves the inputs the node needs (refusing an
+    # inference tensor) before the kernel checks shapes and dtypes.
+    both(lambda lib: error_of(lib, action))
+
+
 def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
     # AccumulateGrad copies the given gradient (the caller still holds it):
     # inside inference mode the copy is an inference tensor, so zeroing it

@@ -83,15 +83,6 @@ KNOWN_DIVERGENCES = {
     "saving one tensor), toygrad's node computes w's too (a second saved "
     "tensor in the pack hook's log). Not made with create_graph while a "
     "pack hook is on",
-    "inference_parameter_checks": "module(x) outside inference_mode() with "
-    "a parameter made in it and an x of another dtype or width: torch's "
-    "autograd kernel saves its inputs first, so it raises 'Inference "
-    "tensors cannot be saved for backward'; toygrad checks the shapes and "
-    "dtypes first. The call is not made",
-    "autograd_grad_view": "g, = autograd.grad(x.t().sum(), [x]) (x 0-dim): "
-    "torch's g is a view (its _base is set: t()'s backward is a view), "
-    "toygrad's is not; the _base of autograd.grad's results is not "
-    "compared",
 }
 
 
@@ -244,7 +235,6 @@ INFERENCE_VIEW_BASE = gate("inference_view_base")
 SETITEM_LEADING_ONES = gate("setitem_leading_ones")
 GRAD_VIEW = gate("autograd_grad_view")
 MAX_SIGNED_ZEROS = gate("max_of_signed_zeros")
-INFERENCE_PARAMETER_CHECKS = gate("inference_parameter_checks")
 NARROWING = gate("needs_input_grad_narrowing")
 
 
@@ -817,10 +807,6 @@ class Toygrad(RuleBasedStateMachine):
             x.torch.ndim == 0 or x.torch.shape[-1] != first.in_features
             or x.torch.dtype != weight.dtype)
         if known(LINEAR_CHECKS) and mismatched:
-            return multiple()
-        if (known(INFERENCE_PARAMETER_CHECKS) and mismatched
-                and not torch.is_inference_mode_enabled()
-                and any(p.is_inference() for p in module.torch.parameters())):
             return multiple()
         if self.packing():  # "module(x)" in SAVES_DIFFERENTLY
             return multiple()

@@ -15,7 +15,8 @@ import functools
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, WrappedNumber, ZeroTangent
+from toygrad.autograd.function import (
+    Function, WrappedNumber, ZeroTangent, _refuse_inference)
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
     result_type, tensor_type, torch_name, true_divide_type)
@@ -106,7 +107,21 @@ def binary(function, a, b, *alpha):
         dtype = (true_divide_type if function is Div else result_type)(a, b)
         a, b = _wrap(a, dtype), _wrap(b, dtype)
     if a.data.shape != b.data.shape:
-        broadcast_shape(a.data.shape, b.data.shape)
+        try:
+            broadcast_shape(a.data.shape, b.data.shape)
+        except RuntimeError:
+            # Chapter 10: the autograd kernel saves first (derivatives.yaml:
+            # mul saves each for the other; div saves other, and self for
+            # other's gradient; pow saves both).
+            if function is Mul:
+                saved_by_each_other(a, b)
+            elif function is Div or function is Pow:
+                any_grad = a.requires_grad or b.requires_grad
+                saved_before_checks(
+                    b if any_grad else None,
+                    a if b.requires_grad or function is Pow and any_grad
+                    else None)
+            raise
     return function.apply(a, b, *alpha)
 
 
@@ -191,6 +206,31 @@ def rpow_operands(x, base):
     if dtype != x.dtype:  # an integer tensor: not differentiable anyway
         x = Tensor(x.data.astype(dtype))
     return x, base
+
+
+def saved_before_checks(*saved):
+    """Refuse an inference tensor among ``saved``, while recording: call it
+    where an operation's checks are about to fail.
+
+    Chapter 10. PyTorch's autograd kernel (VariableType) makes the node
+    and saves the inputs its formulas need (``SavedVariable`` refuses an
+    inference tensor) before it calls the kernel that checks shapes and
+    dtypes; so when a check fails, a saved inference tensor is the error.
+    Which inputs are saved is derivatives.yaml's: mm, mv, dot, mul and
+    addmm's matrices each save the other operand if it requires grad.
+    """
+    if grad_mode.state.enabled:
+        for x in saved:
+            if x is not None and x._is_inference:
+                _refuse_inference(x)
+
+
+def saved_by_each_other(a, b):
+    """``saved_before_checks`` for a product: each of ``a`` and ``b`` is
+    saved for the other's gradient."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        saved_before_checks(a if b.requires_grad else None,
+                            b if a.requires_grad else None)
 
 
 def written_below_autograd(out, writes, *inputs):
@@ -1986,6 +2026,9 @@ def _same_dtype(a, b):
 
 
 def mm(a, b):
+    if (a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]
+            or a.dtype != b.dtype):
+        saved_by_each_other(a, b)  # chapter 10: saved before the checks
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
@@ -1999,6 +2042,9 @@ def mm(a, b):
 
 
 def mv(a, v):
+    if (a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]
+            or a.dtype != v.dtype):
+        saved_by_each_other(a, v)  # chapter 10: saved before the checks
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, "
                            f"{a.ndim}, {v.ndim}")
@@ -2017,6 +2063,9 @@ def mv(a, v):
 
 
 def bmm(a, b):
+    if (a.ndim != 3 or b.ndim != 3 or b.shape[:2] != (a.shape[0], a.shape[2])
+            or a.dtype != b.dtype):
+        saved_by_each_other(a, b)  # chapter 10: saved before the checks
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -2216,6 +2265,8 @@ def matmul(a, b):
             "both arguments to matmul need to be at least 1D, but they are "
             f"{a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
+        if a.shape != b.shape or a.dtype != b.dtype:
+            saved_by_each_other(a, b)  # chapter 10: dot saves first
         if a.shape != b.shape:
             raise RuntimeError(
                 "inconsistent tensor size, expected tensor [{0}] and src "

@@ -66,6 +66,9 @@ def _check_linear(x, weight, bias):
     """PyTorch's errors of ``linear``, in its order: where it is one
     ``addmm(bias, x, weight.t())`` (see linear), addmm's; otherwise those of
     ``matmul`` (an expanded 1-D x with a bias: mm's shapes, then dtypes)."""
+    # Chapter 10: addmm's (or mm's, mv's, dot's) autograd kernel saves x
+    # and the weight, each for the other's gradient, before the checks.
+    ops.saved_by_each_other(x, weight)
     addmm = bias is not None and (x.ndim == 2 or x.data.flags.c_contiguous
                                   and bias.data.flags.c_contiguous
                                   and np.squeeze(bias.data).ndim == 1)

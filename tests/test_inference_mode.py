@@ -320,6 +320,43 @@ def test_inference_tensors_are_saved_before_the_checks_as_in_pytorch(action):
     both(lambda lib: error_of(lib, action))
 
 
+PARAMETERS = {
+    "Parameter(x)": lambda lib, x: lib.nn.Parameter(x),
+    "Parameter(x[0])": lambda lib, x: lib.nn.Parameter(x[0]),
+    "Parameter(x.t())": lambda lib, x: lib.nn.Parameter(x.t()),
+    "Parameter(x, requires_grad=False)": lambda lib, x: lib.nn.Parameter(
+        x, requires_grad=False),
+    "Parameter(integer x)": lambda lib, x: lib.nn.Parameter(
+        _integers_in_inference_mode(lib)),
+    "Parameter(integer x, requires_grad=False)": lambda lib, x:
+        lib.nn.Parameter(_integers_in_inference_mode(lib),
+                         requires_grad=False),
+}
+
+
+def _integers_in_inference_mode(lib):
+    with lib.inference_mode():
+        return lib.ones(2, dtype=lib.int64)
+
+
+@pytest.mark.parametrize("inside", [False, True])
+@pytest.mark.parametrize("make", PARAMETERS.values(), ids=PARAMETERS.keys())
+def test_a_parameter_of_an_inference_tensor_as_pytorch(make, inside):
+    # nn.Parameter sets requires_grad (Tensor._make_subclass): outside
+    # inference mode an inference tensor refuses it, before the dtype check.
+    def scenario(lib):
+        x = _inference_of(lib, 2, 3)
+        with lib.inference_mode(inside):
+            made = []
+            error = error_of(lib, lambda lib: made.append(make(lib, x)))
+        if error:
+            return error
+        p = made[0]
+        return type(p).__name__, p.is_inference(), p.requires_grad, p.tolist()
+
+    both(scenario)
+
+
 def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
     # AccumulateGrad copies the given gradient (the caller still holds it):
     # inside inference mode the copy is an inference tensor, so zeroing it

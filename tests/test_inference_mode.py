@@ -174,6 +174,189 @@ def test_number_to_a_tensor_s_power_writes_its_result_as_pytorch(base, where):
     both(scenario)
 
 
+def _made(lib, where, shape):
+    data = np.arange(1.0, 1.0 + np.prod(shape, dtype=int)).reshape(shape)
+    if where == "normal tensors":
+        return lib.tensor(data)
+    with lib.inference_mode():
+        return lib.tensor(data)
+
+
+# Operations whose kernel writes its new result in place (fill_, copy_,
+# div_, addmv_, squeeze_), and some whose kernel does not: (shapes, call).
+BELOW_AUTOGRAD = {
+    "clone": ([(2, 3)], lambda lib, x: x.clone()),
+    "expand(2, 3).clone()": ([(3,)], lambda lib, x: x.expand(2, 3).clone()),
+    "sum()": ([(2, 3)], lambda lib, x: x.sum()),
+    "sum() of an empty tensor": ([(0, 3)], lambda lib, x: x.sum()),
+    "sum(0)": ([(2, 3)], lambda lib, x: x.sum(0)),
+    "sum(1, keepdim=True)": ([(2, 3)], lambda lib, x: x.sum(1, keepdim=True)),
+    "sum_to_size(1, 3)": ([(2, 3)], lambda lib, x: x.sum_to_size(1, 3)),
+    "mean()": ([(2, 3)], lambda lib, x: x.mean()),
+    "mean(1)": ([(2, 3)], lambda lib, x: x.mean(1)),
+    "max()": ([(2, 3)], lambda lib, x: x.max()),
+    "max(1)": ([(2, 3)], lambda lib, x: tuple(x.max(1))),
+    "max(1, keepdim=True)": ([(2, 3)],
+                             lambda lib, x: tuple(x.max(1, keepdim=True))),
+    "0-dim max(0)": ([()], lambda lib, x: tuple(x.max(0))),
+    "x ** 0": ([(3,)], lambda lib, x: x ** 0),
+    "x ** 1.0": ([(3,)], lambda lib, x: x ** 1.0),
+    "x ** 2": ([(3,)], lambda lib, x: x ** 2),
+    "2.0 ** x": ([(3,)], lambda lib, x: 2.0 ** x),
+    "x * 2": ([(3,)], lambda lib, x: x * 2),
+    "1-D @ 1-D (dot)": ([(3,), (3,)], lambda lib, x, y: x @ y),
+    "2-D @ 1-D (mv)": ([(2, 3), (3,)], lambda lib, x, y: x @ y),
+    "x.mv(y)": ([(2, 3), (3,)], lambda lib, x, y: x.mv(y)),
+    "2-D @ 2-D (mm)": ([(2, 3), (3, 2)], lambda lib, x, y: x @ y),
+    "F.linear(x, w, b)": ([(2, 3), (4, 3), (4,)], lambda lib, x, w, b:
+                          lib.nn.functional.linear(x, w, b)),
+    "F.linear of a 1-D x with b": ([(3,), (4, 3), (4,)], lambda lib, x, w, b:
+                                   lib.nn.functional.linear(x, w, b)),
+    "F.linear(x, 1-D w)": ([(2, 3), (3,)],
+                           lambda lib, x, w: lib.nn.functional.linear(x, w)),
+    "log_softmax": ([(2, 3)],
+                    lambda lib, x: lib.nn.functional.log_softmax(x, 1)),
+}
+
+
+@pytest.mark.parametrize("where", ["inference tensors", "normal tensors"])
+@pytest.mark.parametrize("name", BELOW_AUTOGRAD)
+def test_results_versions_outside_inference_mode_as_pytorch(name, where):
+    # All inputs inference tensors, outside inference mode: the autograd
+    # kernel is skipped, and the in-place writes of torch's kernel into its
+    # new (normal) result go through ADInplaceOrView, which counts them.
+    shapes, call = BELOW_AUTOGRAD[name]
+
+    def scenario(lib):
+        out = call(lib, *[_made(lib, where, shape) for shape in shapes])
+        outs = out if isinstance(out, tuple) else (out,)
+        return [(t.tolist(), str(t.dtype).split(".")[-1], t._version,
+                 t.is_inference(), t._base is not None) for t in outs]
+
+    both(scenario)
+
+
+def _version_or_error(lib, tensor):
+    return error_of(lib, lambda lib: tensor._version) or tensor._version
+
+
+def test_detach_of_an_inference_tensor_outside_inference_mode_as_pytorch():
+    # Outside inference mode, detach of an inference tensor is ATen's own
+    # (shallow_copy_and_detach with a new version counter at 0): still an
+    # inference tensor, but one whose version is read and counts in-place
+    # changes outside inference mode (inside, nothing counts them). Its
+    # views, and detach inside inference mode, have no version counter.
+    def scenario(lib):
+        x = _inference(lib)
+        d = x.detach()
+        seen = [d.is_inference(), d._version, d._base is not None]
+        with lib.inference_mode():
+            d.add_(1)
+            seen += [d._version, _version_or_error(lib, x.detach())]
+        d.mul_(2)
+        seen += [d._version, x.tolist(), error_of(lib, lambda lib: x.add_(1))]
+        seen += [_version_or_error(lib, d.detach()),
+                 _version_or_error(lib, d.t()),
+                 _version_or_error(lib, d[0]),
+                 d.sum()._version, d.clone()._version,
+                 error_of(lib, lambda lib: d.requires_grad_())]
+        return seen
+
+    both(scenario)
+
+
+def _inference_of(lib, *shape):
+    with lib.inference_mode():
+        return lib.ones(*shape)
+
+
+# Calls whose checks fail, with an inference tensor among the inputs and
+# another input that requires grad (or not: then nothing is saved).
+SAVED_FIRST = {
+    "F.linear(x, w) of another width": lambda lib: lib.nn.functional.linear(
+        lib.ones(4, 5, requires_grad=True), _inference_of(lib, 2, 3)),
+    "F.linear(x, w, b) of another width": lambda lib: lib.nn.functional.linear(
+        lib.ones(4, 5, requires_grad=True), _inference_of(lib, 2, 3),
+        _inference_of(lib, 2)),
+    "F.linear(x, w, b), x of another dtype": lambda lib:
+        lib.nn.functional.linear(
+            lib.ones(4, 3, dtype=lib.float64, requires_grad=True),
+            _inference_of(lib, 2, 3), _inference_of(lib, 2)),
+    "F.linear(x, w), nothing requires grad": lambda lib:
+        lib.nn.functional.linear(lib.ones(4, 5), _inference_of(lib, 2, 3)),
+    "x @ w, mm": lambda lib: lib.ones(4, 5, requires_grad=True)
+        @ _inference_of(lib, 3, 2),
+    "w @ x, mm": lambda lib: _inference_of(lib, 2, 3)
+        @ lib.ones(4, 5, requires_grad=True),
+    "w @ v, mv": lambda lib: _inference_of(lib, 2, 3)
+        @ lib.ones(4, requires_grad=True),
+    "v @ u, dot": lambda lib: lib.ones(4, requires_grad=True)
+        @ _inference_of(lib, 3),
+    "x.bmm(w)": lambda lib: lib.ones(2, 4, 5, requires_grad=True).bmm(
+        _inference_of(lib, 2, 3, 2)),
+    "x * w": lambda lib: lib.ones(4, 5, requires_grad=True)
+        * _inference_of(lib, 2, 3),
+    "x / w": lambda lib: lib.ones(4, 5, requires_grad=True)
+        / _inference_of(lib, 2, 3),
+    "w / x": lambda lib: _inference_of(lib, 2, 3)
+        / lib.ones(4, 5, requires_grad=True),
+    "x ** w": lambda lib: lib.ones(4, 5, requires_grad=True)
+        ** _inference_of(lib, 2, 3),
+    "x + w (saves nothing)": lambda lib: lib.ones(4, 5, requires_grad=True)
+        + _inference_of(lib, 2, 3),
+    "x @ w under no_grad": lambda lib: _no_grad_matmul(lib),
+}
+
+
+def _no_grad_matmul(lib):
+    with lib.no_grad():
+        return lib.ones(4, 5, requires_grad=True) @ _inference_of(lib, 3, 2)
+
+
+@pytest.mark.parametrize("action", SAVED_FIRST.values(), ids=SAVED_FIRST.keys())
+def test_inference_tensors_are_saved_before_the_checks_as_in_pytorch(action):
+    # PyTorch's autograd kernel saves the inputs the node needs (refusing an
+    # inference tensor) before the kernel checks shapes and dtypes.
+    both(lambda lib: error_of(lib, action))
+
+
+PARAMETERS = {
+    "Parameter(x)": lambda lib, x: lib.nn.Parameter(x),
+    "Parameter(x[0])": lambda lib, x: lib.nn.Parameter(x[0]),
+    "Parameter(x.t())": lambda lib, x: lib.nn.Parameter(x.t()),
+    "Parameter(x, requires_grad=False)": lambda lib, x: lib.nn.Parameter(
+        x, requires_grad=False),
+    "Parameter(integer x)": lambda lib, x: lib.nn.Parameter(
+        _integers_in_inference_mode(lib)),
+    "Parameter(integer x, requires_grad=False)": lambda lib, x:
+        lib.nn.Parameter(_integers_in_inference_mode(lib),
+                         requires_grad=False),
+}
+
+
+def _integers_in_inference_mode(lib):
+    with lib.inference_mode():
+        return lib.ones(2, dtype=lib.int64)
+
+
+@pytest.mark.parametrize("inside", [False, True])
+@pytest.mark.parametrize("make", PARAMETERS.values(), ids=PARAMETERS.keys())
+def test_a_parameter_of_an_inference_tensor_as_pytorch(make, inside):
+    # nn.Parameter sets requires_grad (Tensor._make_subclass): outside
+    # inference mode an inference tensor refuses it, before the dtype check.
+    def scenario(lib):
+        x = _inference_of(lib, 2, 3)
+        with lib.inference_mode(inside):
+            made = []
+            error = error_of(lib, lambda lib: made.append(make(lib, x)))
+        if error:
+            return error
+        p = made[0]
+        return type(p).__name__, p.is_inference(), p.requires_grad, p.tolist()
+
+    both(scenario)
+
+
 def test_a_leaf_s_first_gradient_made_in_inference_mode_is_an_inference_tensor():
     # AccumulateGrad copies the given gradient (the caller still holds it):
     # inside inference mode the copy is an inference tensor, so zeroing it

@@ -81,22 +81,6 @@ KNOWN_DIVERGENCES = {
     "its vectorized kernel's lanes (tensor([0., -0.]).max() is -0.0, "
     "tensor([-0., 0.]).max() is 0.0, and longer tensors otherwise), "
     "NumPy's reduction another order; the call is not made",
-    "inference_tensor_outside": "an operation on an inference tensor "
-    "outside inference_mode(): torch runs it below autograd, where clone, "
-    "sum, mean, max, 1-D @ and expand().clone() write their result through "
-    "an in-place or out= call that the version counter counts (_version 1 "
-    "or 2); toygrad's results are at 0 (number ** x, fixed, is at 1). "
-    "Reductions of such tensors are not made, the version of other results "
-    "not compared",
-    "inference_parameter_checks": "module(x) outside inference_mode() with "
-    "a parameter made in it and an x of another dtype or width: torch's "
-    "autograd kernel saves its inputs first, so it raises 'Inference "
-    "tensors cannot be saved for backward'; toygrad checks the shapes and "
-    "dtypes first. The call is not made",
-    "autograd_grad_view": "g, = autograd.grad(x.t().sum(), [x]) (x 0-dim): "
-    "torch's g is a view (its _base is set: t()'s backward is a view), "
-    "toygrad's is not; the _base of autograd.grad's results is not "
-    "compared",
 }
 
 
@@ -294,10 +278,8 @@ PARAMETER_INFERENCE = gate("parameter_in_inference_mode")
 BACKWARD_INFERENCE = gate("backward_in_inference_mode")
 INFERENCE_VIEW_BASE = gate("inference_view_base")
 SETITEM_LEADING_ONES = gate("setitem_leading_ones")
-INFERENCE_TENSOR_OPS = gate("inference_tensor_outside")
 GRAD_VIEW = gate("autograd_grad_view")
 MAX_SIGNED_ZEROS = gate("max_of_signed_zeros")
-INFERENCE_PARAMETER_CHECKS = gate("inference_parameter_checks")
 
 
 # Operations, each written once for both libraries: name -> (function,
@@ -565,11 +547,6 @@ class Toygrad(RuleBasedStateMachine):
         unchecked = ()
         if known(INFERENCE_VIEW_BASE) and torch.is_inference_mode_enabled():
             unchecked = ("view of",)
-        if (known(INFERENCE_TENSOR_OPS) and x.torch.is_inference()
-                and not torch.is_inference_mode_enabled()):
-            if name in ("sum", "sum(0)", "mean", "max"):
-                return multiple()
-            unchecked += ("version",)
         if known(RELU_SIGNED_ZERO) and "relu" in name and negative_zero(x):
             return multiple()
         if known(ELEMENT_WRITE) and x.torch.ndim == 1 and name in (
@@ -684,8 +661,6 @@ class Toygrad(RuleBasedStateMachine):
     def autograd_grad(self, x, y, create_graph, allow_unused):
         if known(AUTOGRAD_GRAD_CHECKS) and not (
                 x.torch.requires_grad and torch.is_grad_enabled()):
-            return multiple()
-        if known(INFERENCE_TENSOR_OPS) and x.torch.is_inference():
             return multiple()
         if create_graph and self.packing():  # the backward pass saves
             return multiple()
@@ -878,10 +853,6 @@ class Toygrad(RuleBasedStateMachine):
             x.torch.ndim == 0 or x.torch.shape[-1] != first.in_features
             or x.torch.dtype != weight.dtype)
         if known(LINEAR_CHECKS) and mismatched:
-            return multiple()
-        if (known(INFERENCE_PARAMETER_CHECKS) and mismatched
-                and not torch.is_inference_mode_enabled()
-                and any(p.is_inference() for p in module.torch.parameters())):
             return multiple()
         if self.packing():  # "module(x)" in SAVES_DIFFERENTLY
             return multiple()

@@ -15,7 +15,8 @@ import functools
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, WrappedNumber, ZeroTangent
+from toygrad.autograd.function import (
+    Function, WrappedNumber, ZeroTangent, _refuse_inference)
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
     result_type, tensor_type, torch_name, true_divide_type)
@@ -106,7 +107,21 @@ def binary(function, a, b, *alpha):
         dtype = (true_divide_type if function is Div else result_type)(a, b)
         a, b = _wrap(a, dtype), _wrap(b, dtype)
     if a.data.shape != b.data.shape:
-        broadcast_shape(a.data.shape, b.data.shape)
+        try:
+            broadcast_shape(a.data.shape, b.data.shape)
+        except RuntimeError:
+            # Chapter 10: the autograd kernel saves first (derivatives.yaml:
+            # mul saves each for the other; div saves other, and self for
+            # other's gradient; pow saves both).
+            if function is Mul:
+                saved_by_each_other(a, b)
+            elif function is Div or function is Pow:
+                any_grad = a.requires_grad or b.requires_grad
+                saved_before_checks(
+                    b if any_grad else None,
+                    a if b.requires_grad or function is Pow and any_grad
+                    else None)
+            raise
     return function.apply(a, b, *alpha)
 
 
@@ -191,6 +206,59 @@ def rpow_operands(x, base):
     if dtype != x.dtype:  # an integer tensor: not differentiable anyway
         x = Tensor(x.data.astype(dtype))
     return x, base
+
+
+def saved_before_checks(*saved):
+    """Refuse an inference tensor among ``saved``, while recording: call it
+    where an operation's checks are about to fail.
+
+    Chapter 10. PyTorch's autograd kernel (VariableType) makes the node
+    and saves the inputs its formulas need (``SavedVariable`` refuses an
+    inference tensor) before it calls the kernel that checks shapes and
+    dtypes; so when a check fails, a saved inference tensor is the error.
+    Which inputs are saved is derivatives.yaml's: mm, mv, dot, mul and
+    addmm's matrices each save the other operand if it requires grad.
+    """
+    if grad_mode.state.enabled:
+        for x in saved:
+            if x is not None and x._is_inference:
+                _refuse_inference(x)
+
+
+def saved_by_each_other(a, b):
+    """``saved_before_checks`` for a product: each of ``a`` and ``b`` is
+    saved for the other's gradient."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        saved_before_checks(a if b.requires_grad else None,
+                            b if a.requires_grad else None)
+
+
+def written_below_autograd(out, writes, *inputs):
+    """``out``, counting the in-place writes torch's kernel makes into it
+    when every input is an inference tensor, outside inference mode.
+
+    Chapter 10. An inference tensor has no autograd dispatch key, so its
+    operation skips the autograd kernel and the guard it sets
+    (``AutoDispatchBelowADInplaceOrView``). The fresh result is a normal
+    tensor, and outside inference mode ``ADInplaceOrView`` is in every
+    thread's included keys (``c10::default_included_set``, which
+    ``InferenceMode`` takes it out of), so each ``fill_``, ``copy_``,
+    ``div_``, ``addmv_``, ``squeeze_`` the kernel makes on its result goes
+    through ``ADInplaceOrView``, which bumps the version. Below the autograd
+    kernel of a normal tensor the same calls count for nothing: 0 (see
+    c10/core/DispatchKeySet.h and c10/core/InferenceMode.h).
+    ``writes`` is how many such calls the kernel makes on its result (as
+    torch.profiler lists them): clone's ``copy_``, sum's ``fill_``
+    (``zero_`` when empty), mean's two (sum's ``fill_``, then ``div_``).
+    """
+    if grad_mode.state.inference:  # the results are inference tensors
+        return out
+    for x in inputs:
+        if not x._is_inference:
+            return out
+    counter = out._shared_version_counter()
+    counter[0] += writes
+    return out
 
 
 # Arithmetic with broadcasting.
@@ -923,10 +991,14 @@ def reduce(all_function, dim_function, x, dim, keepdim):
             "mean(): could not infer output dtype. Input dtype must be either "
             "a floating point or complex dtype. Got: " + torch_name(x.dtype))
     if dim is None and not keepdim:
-        return all_function.apply(x)
-    dims = canonical_dims(dim, x.ndim)
-    # An empty tuple reduces every dim, as PyTorch's ``dim=[]``.
-    return dim_function.apply(x, dims, keepdim)
+        out = all_function.apply(x)
+    else:
+        dims = canonical_dims(dim, x.ndim)
+        # An empty tuple reduces every dim, as PyTorch's ``dim=[]``.
+        out = dim_function.apply(x, dims, keepdim)
+    if x._is_inference:  # sum_out's fill_ (or zero_), mean's div_ after it
+        written_below_autograd(out, 1 if all_function is SumAll else 2, x)
+    return out
 
 
 def _sum(array, dims, keepdim):
@@ -1063,12 +1135,23 @@ def reduce_max(x, dim=None, keepdim=False):
                 "max(): Expected reduction dim to be specified for "
                 "input.numel() == 0. Specify the reduction dim with the 'dim' "
                 "argument.")
-        return MaxAll.apply(x)
+        out = MaxAll.apply(x)
+        if x._is_inference:  # max's kernel: empty, then fill_
+            written_below_autograd(out, 1, x)
+        return out
     dim = canonical_dim(dim, x.ndim)
     if x.ndim and x.shape[dim] == 0:
         raise IndexError(
             f"max(): Expected reduction dim {dim} to have non-zero size.")
-    return MaxResult(*MaxDim.apply(x, dim, keepdim))
+    values, indices = MaxDim.apply(x, dim, keepdim)
+    if x._is_inference:
+        # max.dim's kernel: a 0-dim input's values and indices by fill_ and
+        # copy_ (one each); else without keepdim, each output is unsqueezed
+        # in place (unsqueeze_) and squeezed back (squeeze_): two each.
+        writes = 1 if not x.ndim else 0 if keepdim else 2
+        written_below_autograd(values, writes, x)
+        written_below_autograd(indices, writes, x)
+    return MaxResult(values, indices)
 
 
 class MaxAll(Function):
@@ -1705,7 +1788,10 @@ def sum_to_size(x, shape):
     if expanded != x.shape:
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to "
                            f"size {{{list(x.shape)}}}.")
-    return unbroadcast(x, shape)
+    out = unbroadcast(x, shape)
+    if x._is_inference and out is not x:  # sum_to's sum: its fill_
+        written_below_autograd(out, 1, x)
+    return out
 
 
 # Indexing with ints, slices, None and ``...``, as PyTorch's basic indexing.
@@ -1983,6 +2069,9 @@ def _same_dtype(a, b):
 
 
 def mm(a, b):
+    if (a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]
+            or a.dtype != b.dtype):
+        saved_by_each_other(a, b)  # chapter 10: saved before the checks
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
@@ -1996,6 +2085,9 @@ def mm(a, b):
 
 
 def mv(a, v):
+    if (a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]
+            or a.dtype != v.dtype):
+        saved_by_each_other(a, v)  # chapter 10: saved before the checks
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, "
                            f"{a.ndim}, {v.ndim}")
@@ -2007,10 +2099,16 @@ def mv(a, v):
         names = [torch_name(t.dtype) for t in (v, a, v)]
         raise RuntimeError("addmv input tensors must have the same dtype, "
                            f"but got {names[0]}, {names[1]}, and {names[2]}")
-    return Mv.apply(a, v)
+    out = Mv.apply(a, v)
+    if a._is_inference:  # mv's kernel: empty, then addmv_ into it
+        written_below_autograd(out, 1, a, v)
+    return out
 
 
 def bmm(a, b):
+    if (a.ndim != 3 or b.ndim != 3 or b.shape[:2] != (a.shape[0], a.shape[2])
+            or a.dtype != b.dtype):
+        saved_by_each_other(a, b)  # chapter 10: saved before the checks
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -2218,6 +2316,8 @@ def matmul(a, b):
             "both arguments to matmul need to be at least 1D, but they are "
             f"{a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
+        if a.shape != b.shape or a.dtype != b.dtype:
+            saved_by_each_other(a, b)  # chapter 10: dot saves first
         # PyTorch's dot_check (aten/src/ATen/native/Blas.cpp): the dtypes
         # first, then the sizes.
         if a.dtype != b.dtype:
@@ -2230,17 +2330,21 @@ def matmul(a, b):
                 "inconsistent tensor size, expected tensor [{0}] and src "
                 "[{1}] to have the same number of elements, but got {0} and "
                 "{1} elements respectively".format(a.shape[0], b.shape[0]))
-        return Dot.apply(a, b)
+        out = Dot.apply(a, b)
+        if a._is_inference:  # dot's kernel: empty, then fill_
+            written_below_autograd(out, 1, a, b)
+        return out
     if a.ndim == 2 and b.ndim == 1:
         return mv(a, b)
     if a.ndim == 1 and b.ndim == 2:
         out = SqueezeDims.apply(mm(a.unsqueeze(0), b), (0,))
         # PyTorch squeezes its product in place (squeeze_): version 1. The
         # view's node is for that version, so it stays as it is.
-        if out._version_counter is None:
-            out._version_counter = [0]
-        out._version_counter[0] += 1
-        out._view_version += 1
+        if not out._is_inference:  # (an inference tensor has no counter)
+            if out._version_counter is None:
+                out._version_counter = [0]
+            out._version_counter[0] += 1
+            out._view_version += 1
         return out
     if a.ndim == 2 and b.ndim == 2:
         return mm(a, b)

@@ -256,20 +256,29 @@ class Tensor:
     @property
     def _version(self):
         """How many in-place operations have changed this tensor's numbers."""
-        if self._is_inference:
+        counter = self._version_counter
+        if self._is_inference and counter is None:
+            # Chapter 10: an inference tensor has no version counter (but
+            # see detach).
             raise RuntimeError(
                 "Inference tensors do not track version counter.")
-        counter = self._version_counter
         return counter[0] if counter else 0
 
     def _bump_version(self):
-        if self._is_inference and not grad_mode.state.inference:
-            # As in PyTorch, after the numbers changed (chapter 10).
-            raise RuntimeError(
-                "Inplace update to inference tensor outside InferenceMode is "
-                "not allowed.You can make a clone to get a normal tensor "
-                "before doing inplace update.See "
-                "https://github.com/pytorch/rfcs/pull/17 for more details.")
+        if self._is_inference:  # chapter 10
+            if grad_mode.state.inference:
+                # Its dispatch keys have no ADInplaceOrView, which the
+                # thread's keys have not either in inference mode: nothing
+                # counts the change (not even detach's counter).
+                return
+            if self._version_counter is None:
+                # As in PyTorch, after the numbers changed.
+                raise RuntimeError(
+                    "Inplace update to inference tensor outside "
+                    "InferenceMode is not allowed.You can make a clone to "
+                    "get a normal tensor before doing inplace update.See "
+                    "https://github.com/pytorch/rfcs/pull/17 for more "
+                    "details.")
         counter = self._version_counter  # _shared_version_counter, inlined
         if counter is None:
             self._version_counter = [1]
@@ -336,7 +345,7 @@ class Tensor:
         """The same numbers and version counter, with no history."""
         alias = Tensor(self.data)
         counter = self._version_counter  # _shared_version_counter, inlined
-        if counter is None:
+        if counter is None and not self._is_inference:  # it has none
             counter = self._version_counter = [0]
         alias._version_counter = counter
         alias._is_inference = self._is_inference
@@ -421,6 +430,17 @@ class Tensor:
 
     def detach(self):
         """The same numbers (shared, as in PyTorch), cut off from the graph."""
+        if self._is_inference and not grad_mode.state.inference:
+            # Chapter 10: without its autograd and ADInplaceOrView kernels
+            # (an inference tensor has neither key), detach is ATen's
+            # shallow_copy_and_detach with a new version counter at 0
+            # (aten/src/ATen/native/TensorShape.cpp): an inference tensor
+            # whose version can be read, and changed in place outside
+            # inference mode.
+            alias = Tensor(self.data)
+            alias._is_inference = True
+            alias._version_counter = [0]
+            return alias
         return self._alias()
 
     # Chapter 10: hooks (toygrad.autograd.hooks), and inference tensors.
@@ -538,15 +558,19 @@ class Tensor:
     def __pow__(self, exponent):
         if isinstance(exponent, Tensor):
             return ops.binary(ops.Pow, self, exponent)
-        return ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
+        out = ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
+        if self._is_inference and exponent in (0, 1):
+            # Chapter 10: pow's kernel writes x ** 0 with fill_(1), x ** 1
+            # with copy_ (ops.written_below_autograd).
+            ops.written_below_autograd(out, 1, self)
+        return out
 
     def __rpow__(self, base):  # base ** self
         out = ops.RPow.apply(*ops.rpow_operands(self, base))
-        if self._is_inference and not grad_mode.state.inference:
-            # PyTorch's autograd does not see an inference tensor; below
-            # it, pow(Scalar, Tensor) writes a new tensor with pow_out, and
-            # the write counts (chapter 10).
-            out._bump_version()
+        if self._is_inference:
+            # Chapter 10: pow(Scalar, Tensor)'s kernel writes its new
+            # tensor through a call that counts (ops.written_below_autograd).
+            ops.written_below_autograd(out, 1, self)
         return out
 
     def __neg__(self):
@@ -615,7 +639,10 @@ class Tensor:
         return ops.view(self, _shape(shape, "view"))
 
     def clone(self):
-        return ops.Clone.apply(self)
+        out = ops.Clone.apply(self)
+        if self._is_inference:  # clone's kernel: empty_like, then copy_
+            ops.written_below_autograd(out, 1, self)
+        return out
 
     def permute(self, *dims):
         return ops.permute(self, _shape(dims, "permute", "dims"))

@@ -36,8 +36,17 @@ class Parameter(Tensor):
             data = np.empty(0, np.float32)
         data_is_inference = (data._is_inference if isinstance(data, Tensor)
                              else None)
+        if (requires_grad and data_is_inference
+                and not grad_mode.state.inference):
+            # Chapter 10: _make_subclass sets requires_grad, and
+            # TensorImpl::set_requires_grad refuses an inference tensor
+            # outside inference mode (before the dtype check).
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside "
+                "InferenceMode is not allowed.")
         counter = data._version_counter if isinstance(data, Tensor) else None
-        if isinstance(data, Tensor) and counter is None:
+        if (isinstance(data, Tensor) and counter is None
+                and not data._is_inference):  # (an inference tensor has none)
             counter = data._version_counter = [0]
         data = np.asarray(data.data if isinstance(data, Tensor) else data)
         if requires_grad and not np.issubdtype(data.dtype, np.floating):

@@ -44,12 +44,17 @@ def linear(x, weight, bias=None):
                                                 (1,), ()))):
         _check_linear(x, weight, bias)
     if x_ndim == 2 and bias is not None:
-        return ops.Addmm.apply(bias, x, ops.t(weight))
+        out = ops.Addmm.apply(bias, x, ops.t(weight))
+        if bias._is_inference:  # addmm's kernel: copy_ of the bias first
+            ops.written_below_autograd(out, 1, bias, x, weight)
+        return out
     fusable = (bias is not None and bias.data.flags.c_contiguous
                and np.squeeze(bias.data).ndim == 1)
     if fusable and x.data.flags.c_contiguous:
         rows = x.reshape(-1, x.shape[-1])
         out = ops.Addmm.apply(bias, rows, weight.t())
+        if bias._is_inference:  # as above
+            ops.written_below_autograd(out, 1, bias, x, weight)
         return out.view(x.shape[:-1] + (out.shape[1],))
     out = x @ weight.t()
     if bias is not None:
@@ -61,6 +66,9 @@ def _check_linear(x, weight, bias):
     """PyTorch's errors of ``linear``, in its order: where it is one
     ``addmm(bias, x, weight.t())`` (see linear), addmm's; otherwise those of
     ``matmul`` (an expanded 1-D x with a bias: mm's shapes, then dtypes)."""
+    # Chapter 10: addmm's (or mm's, mv's, dot's) autograd kernel saves x
+    # and the weight, each for the other's gradient, before the checks.
+    ops.saved_by_each_other(x, weight)
     addmm = bias is not None and (x.ndim == 2 or x.data.flags.c_contiguous
                                   and bias.data.flags.c_contiguous
                                   and np.squeeze(bias.data).ndim == 1)

@@ -50,6 +50,7 @@ _CREATE_GRAPH_CYCLE = (
 # Tensor._can_steal: the engine's tuple of a node's incoming gradients,
 # AccumulateGrad.apply's argument, _new_grad's, _can_steal's, getrefcount's.
 _REFS_TO_A_FREE_GRADIENT = 5
+_BY_NAME = object()  # requires_grad_'s flag was not given by position
 
 
 def _size(shape):
@@ -186,6 +187,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, requires_grad):
+        if requires_grad is not True and requires_grad is not False:
+            # THPVariable_set_requires_grad (python_variable.cpp) checks
+            # PyBool_Check before anything else.
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             message = "you can only change requires_grad flags of leaf " \
                 "variables."
@@ -205,8 +210,15 @@ class Tensor:
                 "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` in place (leaves only); returns the tensor."""
+    def requires_grad_(self, flag=_BY_NAME, /, *, requires_grad=True):
+        """Set ``requires_grad`` in place (leaves only); returns the tensor.
+
+        The flag, given by position or by name, must be a bool, as
+        PyTorch's argument parser (``bool requires_grad=True``) has it."""
+        if flag is not _BY_NAME:
+            requires_grad = flag
+        _check_bool(requires_grad, "requires_grad_",
+                    None if flag is _BY_NAME else 1)
         if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients")
@@ -742,6 +754,7 @@ def tensor(data, requires_grad=False, dtype=None):
     Python floats become float32 and ints int64, PyTorch's defaults; NumPy
     arrays and scalars keep their dtype.
     """
+    _check_bool(requires_grad, "tensor")
     strides = None
     if isinstance(data, Tensor):
         data = data.data
@@ -799,6 +812,7 @@ def from_numpy(array):
 
 
 def zeros(*shape, dtype=np.float32, requires_grad=False):
+    requires_grad = _factory_flag(requires_grad, "zeros")
     shape = _shape(shape, "zeros")
     if any(size < 0 for size in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -806,10 +820,14 @@ def zeros(*shape, dtype=np.float32, requires_grad=False):
 
 
 def ones(*shape, dtype=np.float32, requires_grad=False):
+    requires_grad = _factory_flag(requires_grad, "ones")
     return tensor(np.ones(_new_shape(shape, "ones"), dtype), requires_grad)
 
 
 def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
+    if requires_grad is not None and not isinstance(requires_grad, bool):
+        raise TypeError(_randn_overloads(shape, requires_grad))
+    requires_grad = bool(requires_grad)
     shape = _new_shape(shape, "randn")
     if np.dtype(dtype).kind != "f":
         raise NotImplementedError('"normal_kernel_cpu" not implemented for '
@@ -859,6 +877,32 @@ def _shape(shape, function, argument="size"):
     return tuple(int(size) for size in sizes)
 
 
+def _check_bool(value, function, position=None, name="requires_grad"):
+    """PyTorch's argument parser takes only True or False for a ``bool``
+    parameter (``PyBool_Check``, python_arg_parser.cpp): a TypeError that
+    names the parameter (and its position if it was given by position)."""
+    if value is not True and value is not False:
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{function}(): argument '{name}'{where} must be "
+                        f"bool, not {_type_name(value)}")
+
+
+def _factory_flag(requires_grad, function):
+    """A factory's ``requires_grad``: a bool, or None for its default
+    (False), as the parser gives an optional factory argument."""
+    if requires_grad is None:
+        return False
+    _check_bool(requires_grad, function)
+    return requires_grad
+
+
+def _randn_overloads(shape, requires_grad):
+    """randn's listing of its overloads, for a call that matches none."""
+    got = [_type_name(size) for size in shape]
+    got.append(f"requires_grad={_type_name(requires_grad)}")
+    return _RANDN_OVERLOADS.replace("got ()", f"got ({', '.join(got)})")
+
+
 _RANDN_OVERLOADS = (
     "randn() received an invalid combination of arguments - got (), but "
     "expected one of:\n"
@@ -885,6 +929,8 @@ def _is_index(value):
 
 
 def _type_name(value):
+    if isinstance(value, Tensor):
+        return "Tensor"
     kind = type(value)
     return (kind.__name__ if kind.__module__ == "builtins"
             else f"{kind.__module__}.{kind.__qualname__}")

@@ -789,8 +789,9 @@ def _numpy_strides(array):
     PyTorch wraps the array (refusing a negative stride) and copies it with
     ``empty_like``'s preserved layout: an array whose elements tile its
     memory keeps its strides exactly, those of its dims of size 1 too
-    (NumPy's copy recomputes them); None for another array (NumPy's copy
-    in its memory order is kept).
+    (NumPy's copy recomputes them); another array (broadcast, overlapping
+    or with gaps) gets ``infer_dense_strides``'s, contiguous ones for a
+    broadcast array (NumPy's copy in its memory order differed).
     """
     if any(stride < 0 for stride in array.strides):
         raise ValueError(
@@ -798,9 +799,46 @@ def _numpy_strides(array):
             "tensors with negative strides are not currently supported. (You "
             "can probably work around this by making a copy of your array  "
             "with array.copy().) ")
-    if not views._dense(array):
-        return None
-    return tuple(stride // array.itemsize for stride in array.strides)
+    strides = [stride // array.itemsize for stride in array.strides]
+    if array.size == 0 or views._dense(array):  # numel 0 counts as dense
+        return tuple(strides)
+    return _infer_dense_strides(array.shape, strides)
+
+
+def _infer_dense_strides(sizes, strides):
+    """PyTorch's ``infer_dense_strides`` (aten/src/ATen/ExpandUtils.cpp),
+    the strides ``empty_like`` gives a copy of a tensor whose elements do
+    not tile its memory: the dims sorted by stride as TensorIterator sorts
+    them (an insertion sort from the last dim; a stride of 0 compares as
+    ambiguous, equal strides by size), then laid out densely."""
+    ndim = len(sizes)
+    if ndim < 2:
+        return (1,) * ndim
+
+    def should_swap(dim0, dim1):
+        stride0, stride1 = strides[dim0], strides[dim1]
+        if stride0 == 0 or stride1 == 0:
+            return 0
+        if stride0 != stride1:
+            return -1 if stride0 < stride1 else 1
+        return 1 if sizes[dim0] > sizes[dim1] else 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    out, current = [0] * ndim, 1
+    for dim in perm:
+        out[dim] = current
+        if sizes[dim] > 1:
+            current *= sizes[dim]
+    return tuple(out)
 
 
 def from_numpy(array):

@@ -793,16 +793,35 @@ def _numpy_strides(array):
     or with gaps) gets ``infer_dense_strides``'s, contiguous ones for a
     broadcast array (NumPy's copy in its memory order differed).
     """
+    _refuse_negative_strides(array)
+    strides = [stride // array.itemsize for stride in array.strides]
+    if array.size == 0 or views._dense(array):  # numel 0 counts as dense
+        return tuple(strides)
+    return _infer_dense_strides(array.shape, strides)
+
+
+def _refuse_negative_strides(array):
     if any(stride < 0 for stride in array.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and "
             "tensors with negative strides are not currently supported. (You "
             "can probably work around this by making a copy of your array  "
             "with array.copy().) ")
-    strides = [stride // array.itemsize for stride in array.strides]
-    if array.size == 0 or views._dense(array):  # numel 0 counts as dense
-        return tuple(strides)
-    return _infer_dense_strides(array.shape, strides)
+
+
+_warned_not_writable = False
+
+
+def _warn_not_writable():
+    global _warned_not_writable
+    _warned_not_writable = True
+    warnings.warn(
+        "The given NumPy array is not writable, and PyTorch does not support "
+        "non-writable tensors. This means writing to this tensor will result "
+        "in undefined behavior. You may want to copy the array to protect its "
+        "data or make it writable before converting it to a tensor. This type "
+        "of warning will be suppressed for the rest of this program.",
+        UserWarning, stacklevel=3)
 
 
 def _infer_dense_strides(sizes, strides):
@@ -842,7 +861,16 @@ def _infer_dense_strides(sizes, strides):
 
 
 def from_numpy(array):
-    """A tensor that shares ``array``'s memory, as ``torch.from_numpy``."""
+    """A tensor that shares ``array``'s memory, as ``torch.from_numpy``.
+
+    As PyTorch's ``tensor_from_numpy`` (torch/csrc/utils/tensor_numpy.cpp):
+    a read-only array warns, once in the process (TORCH_WARN_ONCE), before
+    the strides (none negative) and the dtype are checked."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    if not array.flags.writeable and not _warned_not_writable:
+        _warn_not_writable()
+    _refuse_negative_strides(array)
     ops.check_dtype(array.dtype)
     new = Tensor(array)
     new._is_inference = grad_mode.state.inference  # chapter 10

@@ -50,6 +50,7 @@ _CREATE_GRAPH_CYCLE = (
 # Tensor._can_steal: the engine's tuple of a node's incoming gradients,
 # AccumulateGrad.apply's argument, _new_grad's, _can_steal's, getrefcount's.
 _REFS_TO_A_FREE_GRADIENT = 5
+_BY_NAME = object()  # requires_grad_'s flag was not given by position
 
 
 def _size(shape):
@@ -186,6 +187,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, requires_grad):
+        if requires_grad is not True and requires_grad is not False:
+            # THPVariable_set_requires_grad (python_variable.cpp) checks
+            # PyBool_Check before anything else.
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             message = "you can only change requires_grad flags of leaf " \
                 "variables."
@@ -205,8 +210,15 @@ class Tensor:
                 "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` in place (leaves only); returns the tensor."""
+    def requires_grad_(self, flag=_BY_NAME, /, *, requires_grad=True):
+        """Set ``requires_grad`` in place (leaves only); returns the tensor.
+
+        The flag, given by position or by name, must be a bool, as
+        PyTorch's argument parser (``bool requires_grad=True``) has it."""
+        if flag is not _BY_NAME:
+            requires_grad = flag
+        _check_bool(requires_grad, "requires_grad_",
+                    None if flag is _BY_NAME else 1)
         if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients")
@@ -769,6 +781,7 @@ def tensor(data, requires_grad=False, dtype=None):
     Python floats become float32 and ints int64, PyTorch's defaults; NumPy
     arrays and scalars keep their dtype.
     """
+    _check_bool(requires_grad, "tensor")
     strides = None
     if isinstance(data, Tensor):
         data = data.data
@@ -803,22 +816,88 @@ def _numpy_strides(array):
     PyTorch wraps the array (refusing a negative stride) and copies it with
     ``empty_like``'s preserved layout: an array whose elements tile its
     memory keeps its strides exactly, those of its dims of size 1 too
-    (NumPy's copy recomputes them); None for another array (NumPy's copy
-    in its memory order is kept).
+    (NumPy's copy recomputes them); another array (broadcast, overlapping
+    or with gaps) gets ``infer_dense_strides``'s, contiguous ones for a
+    broadcast array (NumPy's copy in its memory order differed).
     """
+    _refuse_negative_strides(array)
+    strides = [stride // array.itemsize for stride in array.strides]
+    if array.size == 0 or views._dense(array):  # numel 0 counts as dense
+        return tuple(strides)
+    return _infer_dense_strides(array.shape, strides)
+
+
+def _refuse_negative_strides(array):
     if any(stride < 0 for stride in array.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and "
             "tensors with negative strides are not currently supported. (You "
             "can probably work around this by making a copy of your array  "
             "with array.copy().) ")
-    if not views._dense(array):
-        return None
-    return tuple(stride // array.itemsize for stride in array.strides)
+
+
+_warned_not_writable = False
+
+
+def _warn_not_writable():
+    global _warned_not_writable
+    _warned_not_writable = True
+    warnings.warn(
+        "The given NumPy array is not writable, and PyTorch does not support "
+        "non-writable tensors. This means writing to this tensor will result "
+        "in undefined behavior. You may want to copy the array to protect its "
+        "data or make it writable before converting it to a tensor. This type "
+        "of warning will be suppressed for the rest of this program.",
+        UserWarning, stacklevel=3)
+
+
+def _infer_dense_strides(sizes, strides):
+    """PyTorch's ``infer_dense_strides`` (aten/src/ATen/ExpandUtils.cpp),
+    the strides ``empty_like`` gives a copy of a tensor whose elements do
+    not tile its memory: the dims sorted by stride as TensorIterator sorts
+    them (an insertion sort from the last dim; a stride of 0 compares as
+    ambiguous, equal strides by size), then laid out densely."""
+    ndim = len(sizes)
+    if ndim < 2:
+        return (1,) * ndim
+
+    def should_swap(dim0, dim1):
+        stride0, stride1 = strides[dim0], strides[dim1]
+        if stride0 == 0 or stride1 == 0:
+            return 0
+        if stride0 != stride1:
+            return -1 if stride0 < stride1 else 1
+        return 1 if sizes[dim0] > sizes[dim1] else 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    out, current = [0] * ndim, 1
+    for dim in perm:
+        out[dim] = current
+        if sizes[dim] > 1:
+            current *= sizes[dim]
+    return tuple(out)
 
 
 def from_numpy(array):
-    """A tensor that shares ``array``'s memory, as ``torch.from_numpy``."""
+    """A tensor that shares ``array``'s memory, as ``torch.from_numpy``.
+
+    As PyTorch's ``tensor_from_numpy`` (torch/csrc/utils/tensor_numpy.cpp):
+    a read-only array warns, once in the process (TORCH_WARN_ONCE), before
+    the strides (none negative) and the dtype are checked."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    if not array.flags.writeable and not _warned_not_writable:
+        _warn_not_writable()
+    _refuse_negative_strides(array)
     ops.check_dtype(array.dtype)
     new = Tensor(array)
     new._is_inference = grad_mode.state.inference  # chapter 10
@@ -826,6 +905,7 @@ def from_numpy(array):
 
 
 def zeros(*shape, dtype=np.float32, requires_grad=False):
+    requires_grad = _factory_flag(requires_grad, "zeros")
     shape = _shape(shape, "zeros")
     if any(size < 0 for size in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -833,10 +913,14 @@ def zeros(*shape, dtype=np.float32, requires_grad=False):
 
 
 def ones(*shape, dtype=np.float32, requires_grad=False):
+    requires_grad = _factory_flag(requires_grad, "ones")
     return tensor(np.ones(_new_shape(shape, "ones"), dtype), requires_grad)
 
 
 def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
+    if requires_grad is not None and not isinstance(requires_grad, bool):
+        raise TypeError(_randn_overloads(shape, requires_grad))
+    requires_grad = bool(requires_grad)
     shape = _new_shape(shape, "randn")
     if np.dtype(dtype).kind != "f":
         raise NotImplementedError('"normal_kernel_cpu" not implemented for '
@@ -886,6 +970,32 @@ def _shape(shape, function, argument="size"):
     return tuple(int(size) for size in sizes)
 
 
+def _check_bool(value, function, position=None, name="requires_grad"):
+    """PyTorch's argument parser takes only True or False for a ``bool``
+    parameter (``PyBool_Check``, python_arg_parser.cpp): a TypeError that
+    names the parameter (and its position if it was given by position)."""
+    if value is not True and value is not False:
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{function}(): argument '{name}'{where} must be "
+                        f"bool, not {_type_name(value)}")
+
+
+def _factory_flag(requires_grad, function):
+    """A factory's ``requires_grad``: a bool, or None for its default
+    (False), as the parser gives an optional factory argument."""
+    if requires_grad is None:
+        return False
+    _check_bool(requires_grad, function)
+    return requires_grad
+
+
+def _randn_overloads(shape, requires_grad):
+    """randn's listing of its overloads, for a call that matches none."""
+    got = [_type_name(size) for size in shape]
+    got.append(f"requires_grad={_type_name(requires_grad)}")
+    return _RANDN_OVERLOADS.replace("got ()", f"got ({', '.join(got)})")
+
+
 _RANDN_OVERLOADS = (
     "randn() received an invalid combination of arguments - got (), but "
     "expected one of:\n"
@@ -912,6 +1022,8 @@ def _is_index(value):
 
 
 def _type_name(value):
+    if isinstance(value, Tensor):
+        return "Tensor"
     kind = type(value)
     return (kind.__name__ if kind.__module__ == "builtins"
             else f"{kind.__module__}.{kind.__qualname__}")

@@ -19,6 +19,7 @@ from toygrad.autograd import grad_mode
 from toygrad.dtypes import torch_name
 from toygrad.nn import functional
 from toygrad.tensor import Tensor
+from toygrad.tensor import _check_bool
 from toygrad.tensor import _refuse as _refuse_arguments
 
 
@@ -32,6 +33,9 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __init__(self, data=None, requires_grad=True):
+        # torch.nn.Parameter hands the flag to Tensor._make_subclass, whose
+        # parser takes a bool only.
+        _check_bool(requires_grad, "_make_subclass", 3, "require_grad")
         if data is None:
             data = np.empty(0, np.float32)
         data_is_inference = (data._is_inference if isinstance(data, Tensor)

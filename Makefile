@@ -29,7 +29,7 @@ help:
 	@echo "make unit        unit tests only (fast loop)"
 	@echo "make site-check  check the built site in headless Chromium"
 	@echo "make pdf         the book as two PDFs in _build/pdf, instructor and student (after make book)"
-	@echo "make pdf-check   build the PDFs if the site is newer, then check them"
+	@echo "make pdf-check   build the PDFs if the site changed, then check them"
 	@echo "make student     the student edition in _build/student: tasks as stubs, no solutions"
 	@echo "make grade SUBMISSION=path [CHAPTER=N]  score a student's folder, task by task"
 	@echo "make instructor-check  chapters stand alone, the student edition, the grader"
@@ -102,14 +102,16 @@ site-check: setup system-test
 
 # The book as two PDFs, printed from the built site by headless Chromium (scripts/book_pdf.py):
 # book-instructor.pdf with every solution open, book-student.pdf without any, in _build/pdf.
-# Rebuilt only when the site or the script is newer than them.
+# Each page reprinted only when its content hash changed (_build/pdf/pages).
 pdf: setup system-test
 	@test -f $(HTML)/index.html || { echo "No built site in $(HTML): run make book first." >&2; exit 1; }
 	$(BIN)/python scripts/book_pdf.py
 
-# Builds the PDFs first if they are older than the site, then reads them back (tests/test_pdf.py).
+# Builds the PDFs first unless they were made from the site as it is, reprinting only the
+# pages whose content hash changed, then reads them back (tests/test_pdf.py). Not run again
+# when it passed on the same PDFs with the same test (book_pdf.py --check-key).
 pdf-check: setup system-test
-	$(STAGE) pdf-check --cached-if 'cd scripts && ../$(BIN)/python -c "import sys, book_pdf; sys.exit(not book_pdf.up_to_date())"' -- \
+	$(STAGE) pdf-check --pass-key '$(BIN)/python scripts/book_pdf.py --check-key' -- \
 		$(BIN)/python -m pytest -m pdf -q tests/test_pdf.py
 
 # The student edition (scripts/student_edition.py): every task of tests/tasks.py a stub that

@@ -14,8 +14,14 @@ Each page is served on 127.0.0.1 (as tests/test_site.py does), opened in Debian'
 left to finish MathJax, forced into light mode, prepared for paper (the theme's header,
 sidebars and buttons hidden, dropdowns and the backward stepper's frames all shown, code
 wrapped instead of cut off), printed with Chromium's ``Page.printToPDF`` and merged with pypdf
-into one file with a bookmark per page. The PDFs are rebuilt only when the site or this script
-is newer than them (or with ``--force``).
+into one file with a bookmark per page.
+
+Each page's two prints are kept in ``_build/pdf/pages`` under a content hash of what the
+print reads (``page_key``: the page's HTML, every file of the site it can load, this script,
+scripts/chromium.py and the environment); a page whose key did not change is not printed
+again, and the merge (always redone) uses its kept prints. ``up_to_date`` compares the
+same hashes (never modification times): the PDFs are rebuilt only when a page's key, or the
+whole site's, changed since they were made (or with ``--force``, which reprints every page).
 """
 
 import argparse
@@ -25,6 +31,7 @@ import functools
 import html
 import http.server
 import io
+import json
 import re
 import tempfile
 import threading
@@ -37,10 +44,12 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
 
 import chromium as headless  # scripts/chromium.py
+import passcache  # scripts/passcache.py
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 OUT = ROOT / "_build" / "pdf"
+PAGES_DIR = "pages"  # in OUT: each page's prints, by key
 # The instructor edition prints every solution open; the student edition has none.
 EDITIONS = ("instructor", "student")
 
@@ -123,14 +132,57 @@ def outputs(out=OUT):
     return {edition: out / f"book-{edition}.pdf" for edition in EDITIONS}
 
 
+# Files of the built site that no page loads: the search index (loaded by search.html only),
+# the page sources and notebooks offered for download, Sphinx's own records.
+NOT_LOADED = ("searchindex.js", "objects.inv", ".buildinfo", "_sources/", "_downloads/")
+
+
+def assets(html=None):
+    """[(name, path)] of every file of the site but the pages (.html) and NOT_LOADED: what a
+    page can load (stylesheets, scripts, fonts, images). Every page's key includes them all."""
+    html = html or HTML
+    return [(name, path) for name, path in passcache.files(html, root=html)
+            if not name.endswith(".html") and not name.endswith(".ipynb")
+            and not any(name == n or name.startswith(n) for n in NOT_LOADED)]
+
+
+def inputs_key(html=None):
+    """The part of every page's key that all pages share."""
+    html = html or HTML
+    return passcache.digest(assets(html), passcache.files(
+        Path(__file__), Path(headless.__file__), root=ROOT), *passcache.environment(),
+        repr((PAPER, FOOTER, PREPARE_JS, REMOVE_SOLUTIONS_JS, SETTLED_JS)))
+
+
+def page_key(page, shared, html=None):
+    """Content hash of what printing one page reads: its HTML and the shared inputs."""
+    html = html or HTML
+    return passcache.digest(shared, page, passcache.files(html / f"{page}.html", root=html))
+
+
+def book_key(html=None):
+    """The key of the two PDFs: every page's key, in toc order."""
+    html = html or HTML
+    shared = inputs_key(html)
+    return passcache.digest(*(page_key(page, shared, html) for page in toc_pages()))
+
+
 def up_to_date(out=OUT):
-    """Both PDFs exist and are newer than every file of the site and than this script."""
+    """Both PDFs exist and were made from the site and the script as they are now (by
+    content hash, kept beside them in book.key)."""
     pdfs = list(outputs(out).values())
-    if not all(pdf.exists() for pdf in pdfs):
+    if not all(pdf.exists() for pdf in pdfs) or not (out / "book.key").exists():
         return False
-    sources = [path for path in HTML.rglob("*") if path.is_file()] + [Path(__file__)]
-    newest_source = max(path.stat().st_mtime for path in sources)
-    return min(pdf.stat().st_mtime for pdf in pdfs) > newest_source
+    return (out / "book.key").read_text() == book_key()
+
+
+def check_key(html=None):
+    """The key under which a pass of tests/test_pdf.py is kept (make pdf-check): the PDFs'
+    key (which covers every page's HTML, that the test reads too) and the test's files."""
+    html = html or HTML
+    tests = ROOT / "tests"
+    return passcache.digest(book_key(html), passcache.files(
+        tests / "test_pdf.py", tests / "conftest.py", tests / "chapters.py", tests / "tasks.py"))
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -201,12 +253,30 @@ def anchor_prefix(page):
     return page.replace("/", "_") + "--"
 
 
-def build(out=OUT, log=print):
-    """Print every toc page once per edition and merge them; return {edition: path}."""
+def build(out=OUT, log=print, force=False):
+    """Print every toc page once per edition (a page printed before with the same key is
+    taken from _build/pdf/pages) and merge them; return {edition: path}."""
     book_title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
-    parts = {edition: [] for edition in EDITIONS}  # edition -> [(page, title, PDF bytes)]
-    with serve(HTML) as base, chromium() as driver:
+    parts = {edition: [] for edition in EDITIONS}  # edition -> [(page, title, PDF, base)]
+    shared = inputs_key()
+    keys = {page: page_key(page, shared) for page in toc_pages()}
+    kept = out / PAGES_DIR
+    kept.mkdir(parents=True, exist_ok=True)
+    reused = 0
+    with serve(HTML) as base, contextlib.ExitStack() as stack:
+        driver = None
         for page in toc_pages():
+            meta = kept / f"{anchor_prefix(page)}{keys[page]}.json"
+            if meta.exists() and not force:
+                info = json.loads(meta.read_text())
+                for edition in EDITIONS:
+                    data = (kept / info[edition]).read_bytes()
+                    parts[edition].append((page, info["title"], data, info["base"]))
+                reused += 1
+                log(f"{page}: printed before with the same key, reused")
+                continue
+            if driver is None:
+                driver = stack.enter_context(chromium())
             started = time.monotonic()
             open_page(driver, f"{base}/{page}.html")
             title = driver.execute_script(PREPARE_JS, anchor_prefix(page))
@@ -215,15 +285,26 @@ def build(out=OUT, log=print):
             if min(map(int, re.findall(r"\d+", background)[:3])) < 230:
                 raise RuntimeError(f"{page}: not in light mode (background {background})")
             # One load, two prints: the solutions are open for the instructors, then removed.
-            parts["instructor"].append((page, title, print_pdf(driver, title, "instructor")))
+            printed = {"instructor": print_pdf(driver, title, "instructor")}
             removed = driver.execute_script(REMOVE_SOLUTIONS_JS)
-            parts["student"].append((page, title, print_pdf(driver, title, "student")))
+            printed["student"] = print_pdf(driver, title, "student")
+            info = {"title": title, "base": base, "page": page}
+            for edition in EDITIONS:
+                parts[edition].append((page, title, printed[edition], base))
+                info[edition] = f"{anchor_prefix(page)}{keys[page]}-{edition}.pdf"
+                (kept / info[edition]).write_bytes(printed[edition])
+            meta.write_text(json.dumps(info))  # last: the prints are complete
             log(f"{page}: {removed} solutions, {time.monotonic() - started:.1f} s")
+    # Prints of keys no page has any more are removed.
+    current = {f"{anchor_prefix(page)}{key}" for page, key in keys.items()}
+    for stale in kept.iterdir():
+        if stale.name.split(".")[0].removesuffix("-instructor").removesuffix(
+                "-student") not in current:
+            stale.unlink()
 
-    out.mkdir(parents=True, exist_ok=True)
     paths = outputs(out)
     for edition, pages in parts.items():
-        writer = merge(pages, base)
+        writer = merge(pages)
         writer.add_metadata({"/Title": f"{book_title} ({edition} edition)"})
         # Write next to the target, then rename: a half-written PDF is never the PDF.
         partial = paths[edition].with_suffix(".pdf.part")
@@ -231,27 +312,34 @@ def build(out=OUT, log=print):
             writer.write(stream)
         partial.replace(paths[edition])
         log(f"{paths[edition].relative_to(ROOT)}: {len(writer.pages)} pages")
+    (out / "book.key").write_text(passcache.digest(*(keys[page] for page in toc_pages())))
+    log(f"{reused}/{len(keys)} pages' prints reused")
+    passcache.note(f"{reused}/{len(keys)} pages' prints reused")
     return paths
 
 
-def merge(pages, base):
-    """One PDF from [(page, title, PDF bytes)]: a bookmark per page, links into the PDF.
+def merge(pages):
+    """One PDF from [(page, title, PDF bytes, base)]: a bookmark per page, links into the PDF.
 
-    Chromium printed links to other pages of the book as links to the local server (``base``),
+    Chromium printed links to other pages of the book as links to the local server (``base``,
+    where that page was printed from),
     gone by now: each becomes a link to its target's named destination when the target page
     has one (a place that page links to itself), else to the target page's first page. Links
     to pages outside the book's toc (the index, the search page) are dropped.
     """
     writer = PdfWriter()
     first_page = {}  # page -> its first page (a reference) in the merged PDF
-    for page, title, data in pages:
+    bases = []  # (base, index of its page's first page, one past its last)
+    for page, title, data, base in pages:
         first_page[page] = len(writer.pages)
         writer.append(PdfReader(io.BytesIO(data)), outline_item=title)
+        bases.append((base, first_page[page], len(writer.pages)))
     first_page = {page: writer.pages[index].indirect_reference
                   for page, index in first_page.items()}
     tree = writer.get_named_dest_root()
     destinations = set(tree[0::2])  # Chromium names them "/" + the element's id
-    for pdf_page in writer.pages:
+    for index, pdf_page in enumerate(writer.pages):
+        base = next(b for b, start, end in bases if start <= index < end)
         links = pdf_page.get("/Annots")
         if not links:
             continue
@@ -280,13 +368,18 @@ def merge(pages, base):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument("--check-key", action="store_true",
+                        help="print the key of `make pdf-check`: the PDFs' and its tests'")
     args = parser.parse_args()
+    if args.check_key:
+        print(check_key())
+        return
     if not (HTML / "index.html").exists():
         raise SystemExit("no built site in _build/html: run make book first")
     if not args.force and up_to_date():
-        print("The PDFs are newer than the site: nothing to do (--force rebuilds them).")
+        print("The PDFs were made from the site as it is: nothing to do (--force rebuilds them).")
     else:
-        build()
+        build(force=args.force)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,21 @@
 """The time each stage of ``make test`` took, printed as a table at the end (issue 25).
 
     stages.py start                      forget the stages of an earlier run
-    stages.py run NAME [--cached-if CMD] -- COMMAND...
+    stages.py run NAME [--cached-if CMD] [--pass-key CMD] -- COMMAND...
                                          run COMMAND, record NAME, its seconds and its outcome
     stages.py table                      print what ran (also after a failure or Ctrl-C)
 
 ``--cached-if CMD``: a shell condition, tested before COMMAND runs, that is true when the stage
 starts from a cache (executions from jupyter-cache, PDFs newer than the site, the Binder
 environment already built); the table says "yes" or "no" ("-": the stage has no cache).
-The record is ``_build/stages.tsv``, one line a stage. Only the standard library: the table is
+``--pass-key CMD``: a shell command that prints a content hash of everything the stage reads
+(scripts/passcache.py); when the stage passed before under the same key, COMMAND is not run
+and the table says "passed before, same inputs"; a pass records the key.
+A stage can also say itself what came from its cache ("12/14 pages cached"): it appends a
+line to the file named by ``$STAGE_NOTE`` (``passcache.note``), which the table shows.
+The record is ``_build/stages.tsv``, one line a stage, with when the stage began (seconds
+after ``start``): stages can run side by side, so the table ends with both the sum of the
+stages' seconds and the wall-clock time of the run. Only the standard library: the table is
 printed even when the set-up of ``.venv`` failed.
 """
 
@@ -16,22 +23,40 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import passcache  # scripts/passcache.py (the standard library only, too)
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = Path(os.environ.get("STAGES_FILE", ROOT / "_build" / "stages.tsv"))
 
 
+STARTED = RECORD.with_suffix(".start")  # when `stages.py start` ran (time.time())
+
+
 def start():
     RECORD.parent.mkdir(parents=True, exist_ok=True)
     RECORD.write_text("")
+    STARTED.write_text(f"{time.time()}\n")
+
+
+def _since_start():
+    try:
+        return time.time() - float(STARTED.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def record(name, seconds, cached, outcome):
+    """One stage's row: its seconds, and when it began counted from `start` (stages run side
+    by side in `make test`)."""
     RECORD.parent.mkdir(parents=True, exist_ok=True)
+    since = _since_start()
+    began = "" if since is None else f"{max(0.0, since - seconds):.1f}"
     with RECORD.open("a") as out:
-        out.write(f"{name}\t{seconds:.1f}\t{cached}\t{outcome}\n")
+        out.write(f"{name}\t{seconds:.1f}\t{cached}\t{outcome}\t{began}\n")
 
 
 def run(argv):
@@ -40,11 +65,32 @@ def run(argv):
     if argv[:1] == ["--cached-if"]:
         condition, argv = argv[1], argv[2:]
         cached = "yes" if subprocess.run(condition, shell=True).returncode == 0 else "no"
+    key = None
+    began = time.monotonic()  # the key's computation counts in the stage's seconds
+    if argv[:1] == ["--pass-key"]:
+        done = subprocess.run(argv[1], shell=True, capture_output=True, text=True)
+        key = done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+        if key is None:  # no key, no cache: the stage runs
+            print(f"{name}: no key ({done.stderr.strip()[-500:]}); running it", file=sys.stderr)
+        argv = argv[2:]
     if argv[:1] != ["--"] or len(argv) < 2:
-        sys.exit("usage: stages.py run NAME [--cached-if CMD] -- COMMAND...")
+        sys.exit("usage: stages.py run NAME [--cached-if CMD] [--pass-key CMD] -- COMMAND...")
     command = argv[1:]
-    began = time.monotonic()
-    child = subprocess.Popen(command)
+    store = passcache.Store("stages")
+    if key is not None and store.get(name, key) is not None:
+        print(f"{name}: passed before with the same inputs (key {key[:16]}), not run again")
+        record(name, time.monotonic() - began, "passed before, same inputs", "ok")
+        return 0
+    with tempfile.NamedTemporaryFile("r", prefix="stage-note-", suffix=".txt") as notes:
+        code = _run(name, command, cached, began, notes)
+    if code == 0 and key is not None:
+        store.put(name, key)
+        store.save()
+    return code
+
+
+def _run(name, command, cached, began, notes):
+    child = subprocess.Popen(command, env={**os.environ, "STAGE_NOTE": notes.name})
     stopped = []
 
     def stop(signum, frame):
@@ -66,15 +112,21 @@ def run(argv):
         except subprocess.TimeoutExpired:
             child.kill()
             code = child.wait()
-        record(name, time.monotonic() - began, cached,
+        record(name, time.monotonic() - began, _cached(cached, notes),
                f"interrupted ({signal.Signals(stopped[0]).name})")
         return 128 + stopped[0]
     if code < 0:
         outcome = f"interrupted ({signal.Signals(-code).name})"
     else:
         outcome = "ok" if code == 0 else f"failed ({code})"
-    record(name, time.monotonic() - began, cached, outcome)
+    record(name, time.monotonic() - began, _cached(cached, notes), outcome)
     return 128 - code if code < 0 else code
+
+
+def _cached(cached, notes):
+    """What the stage said came from its cache, else what --cached-if found."""
+    said = "; ".join(line.strip() for line in notes.read().splitlines() if line.strip())
+    return said.replace("\t", " ") or cached
 
 
 class Interrupted(Exception):
@@ -82,17 +134,24 @@ class Interrupted(Exception):
 
 
 def table():
-    rows = [line.split("\t") for line in RECORD.read_text().splitlines()] if RECORD.exists() else []
+    rows = [(line.split("\t") + [""])[:5]
+            for line in RECORD.read_text().splitlines()] if RECORD.exists() else []
     if not rows:
         print("stages: none ran")
         return
-    width = max(len("stage"), *(len(row[0]) for row in rows))
+    width = max(len("total (wall clock)"), *(len(row[0]) for row in rows))
+    cached_width = max(len("cached"), *(len(row[2]) for row in rows))
     print()
-    print(f"{'stage':<{width}}  {'seconds':>8}  cached  outcome")
-    for name, seconds, cached, outcome in rows:
-        print(f"{name:<{width}}  {float(seconds):>8.1f}  {cached:<6}  {outcome}")
+    print(f"{'stage':<{width}}  {'began':>7}  {'seconds':>8}  {'cached':<{cached_width}}  outcome")
+    for name, seconds, cached, outcome, began in rows:
+        began = f"{float(began):>7.1f}" if began else f"{'':>7}"
+        print(f"{name:<{width}}  {began}  {float(seconds):>8.1f}  {cached:<{cached_width}}  "
+              f"{outcome}")
     total = sum(float(row[1]) for row in rows)
-    print(f"{'total':<{width}}  {total:>8.1f}")
+    print(f"{'sum of the stages':<{width}}  {'':>7}  {total:>8.1f}")
+    since = _since_start()
+    if since is not None:  # stages that ran side by side count once here
+        print(f"{'total (wall clock)':<{width}}  {'':>7}  {since:>8.1f}")
 
 
 def main(argv):

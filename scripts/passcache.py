@@ -1,0 +1,168 @@
+"""Passing results of ``make test``'s stages, kept under content hashes (issue 25).
+
+A check that passed is not run again while nothing it reads has changed: each result is stored
+under a key, the SHA-256 of every input that can change it (the files it checks, the test
+and script files that check them, the locked environment), and reused only when the key is
+the same. Only passes are recorded, so a failure is always run again. Keys are of contents,
+never of modification times: rebuilding a file with the same bytes keeps its results.
+
+    store = Store("site")          # _build/.pass-cache/site.json
+    key = digest(files(...), environment(), b"anything else")
+    if (cached := store.get(name, key)) is not None: ...   # reuse
+    else: run; if passed: store.put(name, key, result)
+    store.save()
+
+``note(text)`` tells ``stages.py`` what came from a cache ("12/14 pages cached"), for the
+"cached" column of the stage table. Only the standard library.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DIR = Path(os.environ.get("PASS_CACHE_DIR", ROOT / "_build" / ".pass-cache"))
+# Off (every check runs, nothing is recorded): PASS_CACHE=0.
+ENABLED = os.environ.get("PASS_CACHE", "1") != "0"
+
+_file_digests = {}
+
+
+def file_digest(path):
+    """SHA-256 of one file's bytes (memoised per process: files do not change during a run)."""
+    path = Path(path)
+    key = str(path.resolve())
+    if key not in _file_digests:
+        _file_digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return _file_digests[key]
+
+
+def files(*paths, root=ROOT):
+    """[(name relative to root, path)] for each file, and each file under each folder, sorted.
+
+    A path that does not exist is named with no content (its absence is part of the key)."""
+    found = []
+    for path in map(Path, paths):
+        path = path if path.is_absolute() else root / path
+        if path.is_dir():
+            found.extend(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        else:
+            found.append(path)
+    return sorted({(_name(p, root), p) for p in found})
+
+
+def _name(path, root):
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def digest(*parts):
+    """One key from parts: lists of files (from ``files``), bytes, or strings."""
+    hasher = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, (bytes, str)):
+            data = part.encode() if isinstance(part, str) else part
+            hasher.update(b"D%d:" % len(data) + data)
+            continue
+        for name, path in part:
+            content = file_digest(path) if path.is_file() else "absent"
+            hasher.update(f"F{name}\0{content}\n".encode())
+    return hasher.hexdigest()
+
+
+def environment():
+    """What the checks run on: Python's version, the lock .venv is installed from, the
+    packages installed in it (their names and versions), and Graphviz's version."""
+    site = sorted(p.name for p in (ROOT / ".venv").glob("lib/python*/site-packages/*.dist-info"))
+    try:
+        dot = subprocess.run(["dot", "-V"], capture_output=True, text=True).stderr
+    except OSError:
+        dot = "no dot"
+    return [f"python {sys.version}", files("requirements.txt", "pyproject.toml"),
+            "\n".join(site), dot]
+
+
+def tracked(root=ROOT):
+    """Every file git tracks or would track (not ignored), as [(name, path)], sorted."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root, check=True, capture_output=True).stdout.decode().split("\0")
+    return sorted({(name, root / name) for name in filter(None, listed)})
+
+
+class Store:
+    """{name: [key, result]} for one stage, in DIR/<stage>.json."""
+
+    def __init__(self, stage, directory=None):
+        self.path = Path(directory or DIR) / f"{stage}.json"
+        try:
+            self.entries = json.loads(self.path.read_text()) if ENABLED else {}
+        except (OSError, ValueError):
+            self.entries = {}
+        self.hits = set()
+        self.changes = {}  # name -> [key, result], or None (dropped)
+
+    def get(self, name, key):
+        """The result stored for name under key, or None."""
+        entry = self.entries.get(name)
+        if ENABLED and entry is not None and entry[0] == key:
+            self.hits.add(name)
+            return entry[1]
+        return None
+
+    def put(self, name, key, result=True):
+        """Record a PASSING result (never call this for a failure)."""
+        self.entries[name] = self.changes[name] = [key, result]
+
+    def drop(self, name):
+        self.entries.pop(name, None)
+        self.changes[name] = None
+
+    def save(self):
+        """Write this process's changes over what is stored now (other processes, such as
+        pytest-xdist's workers or a stage running beside, may have saved meanwhile)."""
+        if not ENABLED or not self.changes:
+            return
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                entries = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                entries = {}
+            for name, entry in self.changes.items():
+                if entry is None:
+                    entries.pop(name, None)
+                else:
+                    entries[name] = entry
+            partial = self.path.with_suffix(f".json.{os.getpid()}")
+            partial.write_text(json.dumps(entries, indent=1, sort_keys=True))
+            partial.replace(self.path)
+        self.entries = entries
+        self.changes = {}
+
+
+def note(text):
+    """Say what came from a cache, for the stage table (stages.py sets STAGE_NOTE)."""
+    target = os.environ.get("STAGE_NOTE")
+    if target:
+        with open(target, "a") as out:
+            out.write(text.strip() + "\n")
+
+
+def main(argv):
+    if argv == ["key-tracked"]:  # every file the repository has, and the environment
+        print(digest(tracked(), *environment()))
+    else:
+        sys.exit("usage: passcache.py key-tracked")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

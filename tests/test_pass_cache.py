@@ -1,0 +1,193 @@
+"""The caches of ``make test`` (issue 25): each key changes with every input that can change a
+result, and with nothing else; only passes are kept; a kept pass is reused, never a failure.
+
+Runs in the fast suite: no browser, no Binder environment (the stages' keys are computed on
+small sites and repositories made here).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import binder_sim  # noqa: E402
+import book_pdf  # noqa: E402
+import passcache  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_digests(monkeypatch):
+    # Files change within these tests: no digest remembered from before.
+    monkeypatch.setattr(passcache, "_file_digests", {})
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    passcache._file_digests.clear()
+
+
+# --- passcache --------------------------------------------------------------------------------
+
+def test_a_digest_changes_with_any_file_s_content_or_name(tmp_path):
+    write(tmp_path / "a.txt", "one")
+    write(tmp_path / "sub" / "b.txt", "two")
+    key = passcache.digest(passcache.files(tmp_path, root=tmp_path))
+    assert passcache.digest(passcache.files(tmp_path, root=tmp_path)) == key
+    write(tmp_path / "sub" / "b.txt", "two!")
+    changed = passcache.digest(passcache.files(tmp_path, root=tmp_path))
+    assert changed != key
+    (tmp_path / "sub" / "b.txt").rename(tmp_path / "sub" / "c.txt")
+    assert passcache.digest(passcache.files(tmp_path, root=tmp_path)) not in (key, changed)
+    os.utime(tmp_path / "a.txt", (0, 0))  # a modification time is not content
+    passcache._file_digests.clear()
+    assert passcache.digest(passcache.files(tmp_path, root=tmp_path)) == passcache.digest(
+        passcache.files(tmp_path, root=tmp_path))
+
+
+def test_a_store_keeps_what_was_put_under_its_key_and_merges_two_writers(tmp_path):
+    first, second = passcache.Store("s", tmp_path), passcache.Store("s", tmp_path)
+    first.put("a", "k1", {"seconds": 1})
+    second.put("b", "k2")
+    first.save()
+    second.save()  # does not lose first's entry
+    again = passcache.Store("s", tmp_path)
+    assert again.get("a", "k1") == {"seconds": 1}
+    assert again.get("a", "other key") is None
+    assert again.get("b", "k2") is True
+    again.drop("a")
+    again.save()
+    assert passcache.Store("s", tmp_path).get("a", "k1") is None
+
+
+def test_pass_cache_0_reuses_nothing(tmp_path, monkeypatch):
+    store = passcache.Store("s", tmp_path)
+    store.put("a", "k")
+    store.save()
+    monkeypatch.setattr(passcache, "ENABLED", False)
+    assert passcache.Store("s", tmp_path).get("a", "k") is None
+
+
+# --- stages.py --pass-key ---------------------------------------------------------------------
+
+def stage(tmp_path, key, command):
+    env = {**os.environ, "STAGES_FILE": str(tmp_path / "stages.tsv"),
+           "PASS_CACHE_DIR": str(tmp_path / "cache")}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "stages.py"), "run", "unit",
+         "--pass-key", f"echo {key}", "--", "sh", "-c", command],
+        env=env, capture_output=True, text=True)
+
+
+def test_a_stage_that_passed_is_not_run_again_with_the_same_key(tmp_path):
+    ran = tmp_path / "ran"
+    command = f"echo x >> {ran}"
+    assert stage(tmp_path, "k1", command).returncode == 0
+    assert stage(tmp_path, "k1", command).returncode == 0
+    assert ran.read_text().count("x") == 1
+    rows = (tmp_path / "stages.tsv").read_text().splitlines()
+    assert rows[-1].split("\t")[2] == "passed before, same inputs"
+    assert stage(tmp_path, "k2", command).returncode == 0  # a changed input: run again
+    assert ran.read_text().count("x") == 2
+
+
+def test_a_stage_that_failed_is_run_again(tmp_path):
+    ran = tmp_path / "ran"
+    command = f"echo x >> {ran}; exit 3"
+    assert stage(tmp_path, "k1", command).returncode == 3
+    assert stage(tmp_path, "k1", command).returncode == 3
+    assert ran.read_text().count("x") == 2
+
+
+def test_a_stage_s_own_note_fills_the_cached_column(tmp_path):
+    command = 'echo "3/5 pages cached" >> "$STAGE_NOTE"'
+    assert stage(tmp_path, "k1", command).returncode == 0
+    assert (tmp_path / "stages.tsv").read_text().split("\t")[2] == "3/5 pages cached"
+
+
+# --- the site's keys (pdf-check and site-check) -----------------------------------------------
+
+def site(tmp_path):
+    html = tmp_path / "html"
+    for page in ("index", "chapters/a", "chapters/b"):
+        write(html / f"{page}.html", f"<p>{page}</p>")
+    write(html / "_static" / "book.css", "p {}")
+    write(html / "_images" / "fig.svg", "<svg/>")
+    write(html / "searchindex.js", "index")
+    write(html / "_sources" / "chapters" / "a.md", "source")
+    return html
+
+
+def pdf_keys(html):
+    shared = book_pdf.inputs_key(html)
+    return {page: book_pdf.page_key(page, shared, html)
+            for page in ("index", "chapters/a", "chapters/b")}
+
+
+def test_a_page_s_print_key_changes_with_its_html_and_with_what_every_page_loads(tmp_path):
+    html = site(tmp_path)
+    before = pdf_keys(html)
+    write(html / "chapters" / "a.html", "<p>changed</p>")
+    after = pdf_keys(html)
+    assert [page for page in before if before[page] != after[page]] == ["chapters/a"]
+    for shared_file in ("_static/book.css", "_images/fig.svg"):
+        write(html / shared_file, "changed " + shared_file)
+        changed = pdf_keys(html)
+        assert all(changed[page] != after[page] for page in after), shared_file
+        after = changed
+
+
+def test_files_no_page_loads_are_not_in_any_key(tmp_path):
+    html = site(tmp_path)
+    before = pdf_keys(html)
+    write(html / "searchindex.js", "another index")
+    write(html / "_sources" / "chapters" / "a.md", "another source")
+    assert pdf_keys(html) == before
+
+
+def test_kept_prints_are_merged_without_a_browser_and_a_changed_page_is_printed(
+        tmp_path, monkeypatch):
+    from pypdf import PdfReader, PdfWriter
+
+    html = site(tmp_path)
+    pages = ["index", "chapters/a", "chapters/b"]
+    monkeypatch.setattr(book_pdf, "HTML", html)
+    monkeypatch.setattr(book_pdf, "toc_pages", lambda root=None: pages)
+    monkeypatch.setattr(book_pdf, "ROOT", tmp_path)
+    write(tmp_path / "_config.yml", "title: A book\n")
+    printed = []
+
+    def no_browser():
+        raise AssertionError("a page was printed again")
+
+    monkeypatch.setattr(book_pdf, "chromium", no_browser)
+    out = tmp_path / "pdf"
+    kept = out / book_pdf.PAGES_DIR
+    kept.mkdir(parents=True)
+    shared = book_pdf.inputs_key(html)
+    for page in pages:
+        key = book_pdf.page_key(page, shared, html)
+        name = f"{book_pdf.anchor_prefix(page)}{key}"
+        info = {"title": page, "base": "http://127.0.0.1:1", "page": page}
+        for edition in book_pdf.EDITIONS:
+            writer = PdfWriter()
+            writer.add_blank_page(100, 100)
+            info[edition] = f"{name}-{edition}.pdf"
+            with open(kept / info[edition], "wb") as stream:
+                writer.write(stream)
+        (kept / f"{name}.json").write_text(json.dumps(info))
+    paths = book_pdf.build(out=out, log=printed.append)
+    assert printed[-1] == "3/3 pages' prints reused"
+    for path in paths.values():
+        reader = PdfReader(path)
+        assert len(reader.pages) == 3
+        assert [item.title for item in reader.outline] == pages
+    write(html / "chapters" / "b.html", "<p>changed</p>")
+    with pytest.raises(AssertionError, match="printed again"):
+        book_pdf.build(out=out, log=printed.append)

@@ -68,10 +68,6 @@ pytestmark = pytest.mark.ch15
 # operations or the observable that hits it. Remove a name when its fix
 # lands (issue 24's classes in brackets).
 KNOWN_DIVERGENCES = {
-    "pack_before_checks": "[7] torch packs the tensors an operation saves "
-    "before some of its checks (x @ y of (2, 3) and (2, 3): the pack hook "
-    "sees x, then mm raises); toygrad checks first. The pack log of a call "
-    "that raises in both is not compared",
     "grad_version": "a gradient's _version: torch's AccumulateGrad copies "
     "a gradient it cannot steal with clone_obey_contract (new_empty_strided, "
     "then copy_: version 1), and steals more often than toygrad (a view "
@@ -274,7 +270,6 @@ PARAMETER_INIT_VERSION = gate("parameter_init_version")
 OPTIMIZER_CHECKS = gate("optimizer_checks")
 ZERO_BASE_POW = gate("zero_base_pow")
 REQUIRES_GRAD_OFF = gate("requires_grad_off_after_use")
-PACK_BEFORE_CHECKS = gate("pack_before_checks")
 GRAD_VERSION = gate("grad_version")
 ZERO_DIM_INDEX = gate("zero_dim_negative_index")
 GRAD_BROADCAST = gate("autograd_grad_broadcast")
@@ -477,10 +472,6 @@ class Toygrad(RuleBasedStateMachine):
         where = f"{what}: toygrad vs torch"
         if ours[0] == "error" or theirs[0] == "error":
             assert ours == theirs, where
-            if known(PACK_BEFORE_CHECKS):
-                our_log, their_log = ([entry for entry in log
-                                       if entry[0] != "pack"]
-                                      for log in (our_log, their_log))
         assert our_warnings == their_warnings, where
         compare(our_log, their_log, where + ", the hooks' log")
         if ours[0] == "ok":

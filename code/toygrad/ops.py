@@ -16,7 +16,8 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import (
-    Function, WrappedNumber, ZeroTangent, _refuse_inference)
+    Function, SavedTensor, WrappedNumber, ZeroTangent, _refuse_inference)
+from toygrad.autograd.graph import current_saved_tensors_hooks
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
     result_type, tensor_type, torch_name, true_divide_type)
@@ -110,17 +111,8 @@ def binary(function, a, b, *alpha):
         try:
             broadcast_shape(a.data.shape, b.data.shape)
         except RuntimeError:
-            # Chapter 10: the autograd kernel saves first (derivatives.yaml:
-            # mul saves each for the other; div saves other, and self for
-            # other's gradient; pow saves both).
-            if function is Mul:
-                saved_by_each_other(a, b)
-            elif function is Div or function is Pow:
-                any_grad = a.requires_grad or b.requires_grad
-                saved_before_checks(
-                    b if any_grad else None,
-                    a if b.requires_grad or function is Pow and any_grad
-                    else None)
+            # Chapters 10 and 11: the autograd kernel saves first.
+            saved_before_checks(*saved_by_binary(function, a, b))
             raise
     return function.apply(a, b, *alpha)
 
@@ -209,28 +201,50 @@ def rpow_operands(x, base):
 
 
 def saved_before_checks(*saved):
-    """Refuse an inference tensor among ``saved``, while recording: call it
-    where an operation's checks are about to fail.
+    """Save ``saved`` (None for one not saved) as the node of an operation
+    whose checks are about to fail would, while recording: call it there.
 
-    Chapter 10. PyTorch's autograd kernel (VariableType) makes the node
-    and saves the inputs its formulas need (``SavedVariable`` refuses an
-    inference tensor) before it calls the kernel that checks shapes and
-    dtypes; so when a check fails, a saved inference tensor is the error.
-    Which inputs are saved is derivatives.yaml's: mm, mv, dot, mul and
-    addmm's matrices each save the other operand if it requires grad.
+    Chapters 10 and 11. PyTorch's autograd kernel (VariableType) makes the
+    node and saves the tensors its formulas need before it calls the kernel
+    that checks shapes, dtypes and overlaps; so when a check fails, a saved
+    inference tensor is the error, and a pack hook has already seen each
+    tensor saved, in the kernel's order. The node then goes away unused.
+    Which tensors are saved, and in which order, is derivatives.yaml's
+    (probed in tests/test_pack_before_checks.py).
     """
-    if grad_mode.state.enabled:
-        for x in saved:
-            if x is not None and x._is_inference:
-                _refuse_inference(x)
+    if not grad_mode.state.enabled:
+        return
+    hooks = current_saved_tensors_hooks()
+    for x in saved:
+        if x is None:
+            continue
+        if hooks and type(x) is not WrappedNumber:
+            SavedTensor(x, None, hooks)  # refuses an inference tensor too
+        elif x._is_inference:
+            _refuse_inference(x)
 
 
 def saved_by_each_other(a, b):
-    """``saved_before_checks`` for a product: each of ``a`` and ``b`` is
-    saved for the other's gradient."""
+    """``saved_before_checks`` for a product: ``a`` is saved for ``b``'s
+    gradient, then ``b`` for ``a``'s (give them in the kernel's order)."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         saved_before_checks(a if b.requires_grad else None,
                             b if a.requires_grad else None)
+
+
+def saved_by_binary(function, a, b):
+    """What the node of ``a op b`` saves, in PyTorch's order: mul saves
+    each for the other's gradient, ``other`` first; div saves ``other``,
+    then ``self`` for other's gradient; pow saves both."""
+    any_grad = a.requires_grad or b.requires_grad
+    if function is Mul:
+        return (b if a.requires_grad else None,
+                a if b.requires_grad else None)
+    if function is Div:
+        return b if any_grad else None, a if b.requires_grad else None
+    if function is Pow:
+        return (b, a) if any_grad else ()
+    return ()
 
 
 def written_below_autograd(out, writes, *inputs):
@@ -1131,6 +1145,8 @@ def reduce_max(x, dim=None, keepdim=False):
     """``x.max()``, or ``x.max(dim)``: (values, indices) along ``dim``."""
     if dim is None:
         if x.data.size == 0:
+            # Chapter 11: MaxBackward1 saves self before the kernel checks.
+            saved_before_checks(x if x.requires_grad else None)
             raise RuntimeError(
                 "max(): Expected reduction dim to be specified for "
                 "input.numel() == 0. Specify the reduction dim with the 'dim' "
@@ -2071,7 +2087,7 @@ def _same_dtype(a, b):
 def mm(a, b):
     if (a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]
             or a.dtype != b.dtype):
-        saved_by_each_other(a, b)  # chapter 10: saved before the checks
+        saved_by_each_other(b, a)  # chapters 10, 11: saved before checks
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
@@ -2108,7 +2124,7 @@ def mv(a, v):
 def bmm(a, b):
     if (a.ndim != 3 or b.ndim != 3 or b.shape[:2] != (a.shape[0], a.shape[2])
             or a.dtype != b.dtype):
-        saved_by_each_other(a, b)  # chapter 10: saved before the checks
+        saved_by_each_other(b, a)  # chapters 10, 11: saved before checks
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:

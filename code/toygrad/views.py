@@ -447,6 +447,48 @@ def _autograd_sees(target, args):
                                and args[0]._is_inference)
 
 
+def _checked_arguments(target, function, args, writes):
+    """The arguments of an in-place ``function`` on ``target``, a number
+    wrapped in the result's dtype, after PyTorch's kernel's checks."""
+    from toygrad import ops
+    if writes:
+        _writable(target, args[0] if args else None, function)
+    if not args:
+        return args
+    other = args[0]
+    if function is ops.Copy or function is ops.Fill:
+        args = (ops._wrap(other, target.dtype),)
+    else:
+        dtype = (true_divide_type if function is ops.Div
+                 else result_type)(target, other)
+        if np.can_cast(dtype, target.dtype, "same_kind") is False:
+            raise RuntimeError(
+                f"result type {torch_name(dtype)} can't be "
+                "cast to the desired output type "
+                f"{torch_name(target.dtype)}")
+        args = (ops._wrap(other, dtype),) + args[1:]
+    shape = ops.broadcast_shape(target.shape, args[0].shape)
+    if shape != target.shape:
+        raise RuntimeError(
+            f"output with shape {list(target.shape)} doesn't match the "
+            f"broadcast shape {list(shape)}")
+    return args
+
+
+def _original_self(target):
+    """The edge and the copy of ``target`` that a node changing it saves.
+
+    A pack hook must be given target's numbers as they are now, not target,
+    which is about to change: a copy, as PyTorch's ``original_self``,
+    recorded (a CloneBackward0) if it can be; the node's edge still goes to
+    target's history (None: it is target's own).
+    """
+    from toygrad import ops
+    if grad_mode.state.enabled and target.requires_grad:
+        return target._gradient_edge(), ops.Clone.apply(target)
+    return None, _snapshot(target)
+
+
 def inplace(target, function, *args):
     """Run ``function`` on ``target`` and write the result into ``target``.
 
@@ -470,36 +512,20 @@ def inplace(target, function, *args):
     writes = not (function is ops.Copy and isinstance(args[0], Tensor)
                   and args[0].data.dtype == target.data.dtype
                   and _same_view(target.data, args[0].data))
-    if writes:
-        _writable(target, args[0] if args else None, function)
-    if args:
-        other = args[0]
-        if function is ops.Copy or function is ops.Fill:
-            args = (ops._wrap(other, target.dtype),)
-        else:
-            dtype = (true_divide_type if function is ops.Div
-                     else result_type)(target, other)
-            if np.can_cast(dtype, target.dtype, "same_kind") is False:
-                raise RuntimeError(
-                    f"result type {torch_name(dtype)} can't be "
-                    "cast to the desired output type "
-                    f"{torch_name(target.dtype)}")
-            args = (ops._wrap(other, dtype),) + args[1:]
-        shape = ops.broadcast_shape(target.shape, args[0].shape)
-        if shape != target.shape:
-            raise RuntimeError(
-                f"output with shape {list(target.shape)} doesn't match the "
-                f"broadcast shape {list(shape)}")
+    try:
+        args = _checked_arguments(target, function, args, writes)
+    except RuntimeError:
+        # Chapter 11: PyTorch's autograd kernel saves (packs) before its
+        # kernel checks the overlaps, the cast and the broadcast.
+        other = args[0] if args else None
+        if isinstance(other, Tensor) and function.saves_self is not None:
+            ops.saved_before_checks(*(
+                _original_self(target)[1] if saved is target else saved
+                for saved in ops.saved_by_binary(function, target, other)))
+        raise
     source, edge = target, None
     if function.saves_self is not None and current_saved_tensors_hooks():
-        # A pack hook must be given target's numbers as they are now, not
-        # target, which is about to change: a copy, as PyTorch's
-        # ``original_self``, recorded (a CloneBackward0) if it can be; the
-        # node's edge still goes to target's history.
-        if grad_mode.state.enabled and target.requires_grad:
-            edge, source = target._gradient_edge(), ops.Clone.apply(target)
-        else:
-            source = _snapshot(target)
+        edge, source = _original_self(target)
     result = (ops.binary(function, source, *args) if args
               and function is not ops.Copy and function is not ops.Fill
               else function.apply(source, *args))

@@ -3,7 +3,7 @@
 import numpy as np
 
 from toygrad import ops
-from toygrad.autograd import Function
+from toygrad.autograd import Function, grad_mode
 from toygrad.tensor import Tensor
 from toygrad.dtypes import torch_name
 from toygrad.tensor import _refuse as _refuse_arguments
@@ -63,35 +63,43 @@ def linear(x, weight, bias=None):
 
 
 def _check_linear(x, weight, bias):
-    """PyTorch's errors of ``linear``, in its order: where it is one
-    ``addmm(bias, x, weight.t())`` (see linear), addmm's; otherwise those of
-    ``matmul`` (an expanded 1-D x with a bias: mm's shapes, then dtypes)."""
-    # Chapter 10: addmm's (or mm's, mv's, dot's) autograd kernel saves x
-    # and the weight, each for the other's gradient, before the checks.
-    ops.saved_by_each_other(x, weight)
+    """PyTorch's errors of ``linear``, in its order, where it is one
+    ``addmm(bias, x, weight.t())`` (see linear); elsewhere ``matmul(x,
+    weight.t())`` and the ``add_`` of the bias that follows check (and
+    save) as PyTorch's do."""
     addmm = bias is not None and (x.ndim == 2 or x.data.flags.c_contiguous
                                   and bias.data.flags.c_contiguous
                                   and np.squeeze(bias.data).ndim == 1)
-    if addmm:
-        if bias.dtype != weight.dtype:
-            raise RuntimeError(
-                "self and mat2 must have the same dtype, but got "
-                f"{torch_name(bias.dtype)} and {torch_name(weight.dtype)}")
-        if x.dtype != weight.dtype:
-            raise RuntimeError(
-                "mat1 and mat2 must have the same dtype, but got "
-                f"{torch_name(x.dtype)} and {torch_name(weight.dtype)}")
-        if weight.ndim == 1:
-            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
-    elif x.dtype != weight.dtype:
-        return  # matmul's own error says it as PyTorch does
+    if not addmm:
+        return
+    try:
+        _check_addmm(x, weight, bias)
+    except RuntimeError:
+        # Chapters 10 and 11: addmm's autograd kernel saves its matrices,
+        # x as rows and weight.t() (recorded), each for the other's
+        # gradient, before its checks.
+        if grad_mode.state.enabled:
+            rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+            ops.saved_by_each_other(rows, ops.t(weight))
+        raise
+
+
+def _check_addmm(x, weight, bias):
+    if bias.dtype != weight.dtype:
+        raise RuntimeError(
+            "self and mat2 must have the same dtype, but got "
+            f"{torch_name(bias.dtype)} and {torch_name(weight.dtype)}")
+    if x.dtype != weight.dtype:
+        raise RuntimeError(
+            "mat1 and mat2 must have the same dtype, but got "
+            f"{torch_name(x.dtype)} and {torch_name(weight.dtype)}")
+    if weight.ndim == 1:
+        raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
     rows = int(np.prod(x.shape[:-1]))
     if weight.ndim == 2 and x.shape[-1] != weight.shape[1]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
             f"{x.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
-    if not addmm or weight.ndim != 2:
-        return  # no addmm: the add_ that follows the matmul checks
     # addmm expands the bias to the (rows, out) of the product.
     target, shape = [rows, weight.shape[0]], list(bias.shape)
     if len(shape) > 2:
@@ -130,7 +138,11 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
         raise NotImplementedError(
             "toygrad's nll_loss takes a batch of rows (N, C) and targets "
             "(N,) only")
+    # Chapter 11: NllLossBackward0 saves self and the target before the
+    # kernel checks the target.
+    saved = (log_probs, target) if log_probs.requires_grad else ()
     if target.data.dtype != np.int64:
+        ops.saved_before_checks(*saved)
         raise RuntimeError("expected target dtype to be Long or Byte, but "
                            f"got {torch_name(target.dtype)}")
     if len(target.data) != len(log_probs.data):
@@ -144,6 +156,7 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
     if labels.size and labels.view(np.uint64).max() >= classes:
         bad = ((labels < 0) | (labels >= classes)) & (labels != ignore_index)
         if bad.any():
+            ops.saved_before_checks(*saved)
             raise IndexError(f"Target {labels[bad][0]} is out of bounds.")
     return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index)
 
@@ -153,6 +166,8 @@ def cross_entropy(logits, target, ignore_index=-100, reduction="mean",
     """``nll_loss(log_softmax(logits, 1), target)``: two nodes, as PyTorch."""
     if unsupported:
         _refuse("cross_entropy", unsupported)
+    if reduction not in ("mean", "sum", "none"):  # before any operation
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if logits.data.ndim != 2:
         raise NotImplementedError(
             "toygrad's cross_entropy takes a batch of rows (N, C) only")

@@ -80,7 +80,8 @@ KNOWN_DIVERGENCES = {
     "and x holds both 0.0 and -0.0: which of the two torch returns follows "
     "its vectorized kernel's lanes (tensor([0., -0.]).max() is -0.0, "
     "tensor([-0., 0.]).max() is 0.0, and longer tensors otherwise), "
-    "NumPy's reduction another order; the call is not made",
+    "NumPy's reduction another order (shown in the appendix 'What toygrad "
+    "supports'); the call is not made",
 }
 
 

@@ -37,6 +37,18 @@ def check_dtype(dtype):
     return dtype
 
 
+def is_dtype(value):
+    """Whether a factory's ``dtype`` argument names a dtype, as PyTorch's
+    argument parser reads it: a dtype (toygrad's are NumPy's, so
+    ``toygrad.float32`` is ``np.float32``), or Python's ``bool``, ``int``,
+    ``float`` or ``complex`` (PyTorch's bool, int64, float64, complex128).
+    A string such as ``"float"`` is not: PyTorch raises a TypeError for it,
+    where NumPy would read float64."""
+    return (isinstance(value, np.dtype)
+            or any(value is kind for kind in (bool, int, float, complex))
+            or (isinstance(value, type) and issubclass(value, np.generic)))
+
+
 def _kind(operand):
     """(priority, dtype): dim > 0 tensors 0, 0-dim tensors 1, scalars 2."""
     # bool before int: a Python bool is an int.

@@ -781,9 +781,15 @@ def tensor(data, requires_grad=False, dtype=None):
     Python floats become float32 and ints int64, PyTorch's defaults; NumPy
     arrays and scalars keep their dtype.
     """
+    dtype = _dtype(dtype, "tensor", None)  # in the order of the signature
     _check_bool(requires_grad, "tensor")
     strides = None
     if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+            ".requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
         data = data.data
     elif isinstance(data, np.ndarray):
         strides = _numpy_strides(data)
@@ -904,29 +910,66 @@ def from_numpy(array):
     return new
 
 
-def zeros(*shape, dtype=np.float32, requires_grad=False):
-    requires_grad = _factory_flag(requires_grad, "zeros")
+def zeros(*shape, dtype=None, requires_grad=False):
+    # Parsed in the order of PyTorch's signature, sizes checked after.
     shape = _shape(shape, "zeros")
+    dtype = _dtype(dtype, "zeros")
+    requires_grad = _factory_flag(requires_grad, "zeros")
     if any(size < 0 for size in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return tensor(np.zeros(shape, dtype), requires_grad)
 
 
-def ones(*shape, dtype=np.float32, requires_grad=False):
+def ones(*shape, dtype=None, requires_grad=False):
+    shape = _shape(shape, "ones")  # as zeros
+    dtype = _dtype(dtype, "ones")
     requires_grad = _factory_flag(requires_grad, "ones")
-    return tensor(np.ones(_new_shape(shape, "ones"), dtype), requires_grad)
+    return tensor(np.ones(_non_negative(shape), dtype), requires_grad)
 
 
-def randn(*shape, dtype=np.float32, requires_grad=False, generator=None):
-    if requires_grad is not None and not isinstance(requires_grad, bool):
-        raise TypeError(_randn_overloads(shape, requires_grad))
+def randn(*shape, **options):
+    """Normally distributed numbers, as ``torch.randn``; the options are
+    ``dtype``, ``requires_grad`` and ``generator`` (a NumPy
+    ``np.random.Generator`` here, where PyTorch takes a
+    ``torch.Generator``). Arguments that match neither of PyTorch's
+    overloads are its TypeError, which lists the call's argument types (the
+    keywords in the reverse of the call's order, as PyTorch prints them)."""
+    unknown = set(options) - {"dtype", "requires_grad", "generator"}
+    if unknown:
+        raise TypeError("randn() got an unexpected keyword argument "
+                        f"'{sorted(unknown)[0]}'")
+    dtype = options.get("dtype")
+    requires_grad = options.get("requires_grad", False)
+    generator = options.get("generator")
+    if ((requires_grad is not None and not isinstance(requires_grad, bool))
+            or (dtype is not None and not dtypes.is_dtype(dtype))
+            or (generator is not None
+                and not isinstance(generator, np.random.Generator))
+            or (options and len(shape) == 1  # randn(2.0, dtype=...)
+                and not isinstance(shape[0], (tuple, list))
+                and not _is_index(shape[0]))):
+        raise TypeError(_randn_overloads(shape, options))
     requires_grad = bool(requires_grad)
     shape = _new_shape(shape, "randn")
-    if np.dtype(dtype).kind != "f":
+    dtype = _dtype(dtype, "randn")
+    if dtype.kind != "f":
         raise NotImplementedError('"normal_kernel_cpu" not implemented for '
                                   f"'{dtypes.torch_name(dtype)}'")
     rng = generator if generator is not None else np.random.default_rng()
     return tensor(rng.standard_normal(shape).astype(dtype), requires_grad)
+
+
+def _dtype(dtype, function, default=np.float32):
+    """A factory's ``dtype`` argument as a NumPy dtype: None is the
+    default (float32, PyTorch's default dtype, where NumPy's is float64);
+    what is not a dtype is PyTorch's TypeError (see ``dtypes.is_dtype``);
+    a dtype toygrad does not support is refused by name."""
+    if dtype is None:
+        return None if default is None else np.dtype(default)
+    if not dtypes.is_dtype(dtype):
+        raise TypeError(f"{function}(): argument 'dtype' must be "
+                        f"torch.dtype, not {_type_name(dtype)}")
+    return dtypes.check_dtype(dtype)
 
 
 def _shape(shape, function, argument="size"):
@@ -989,11 +1032,22 @@ def _factory_flag(requires_grad, function):
     return requires_grad
 
 
-def _randn_overloads(shape, requires_grad):
+def _randn_overloads(shape, options):
     """randn's listing of its overloads, for a call that matches none."""
     got = [_type_name(size) for size in shape]
-    got.append(f"requires_grad={_type_name(requires_grad)}")
+    got += [f"{name}={_torch_type_name(value)}"
+            for name, value in reversed(options.items())]
     return _RANDN_OVERLOADS.replace("got ()", f"got ({', '.join(got)})")
+
+
+def _torch_type_name(value):
+    """A value's type as PyTorch's argument parser names it in an
+    overload listing: toygrad's dtypes (NumPy's) are ``torch.dtype``, and
+    Python's ``float`` is a ``type``, as in PyTorch."""
+    if isinstance(value, np.dtype) or (
+            isinstance(value, type) and issubclass(value, np.generic)):
+        return "torch.dtype"
+    return _type_name(value)
 
 
 _RANDN_OVERLOADS = (
@@ -1030,7 +1084,10 @@ def _type_name(value):
 
 
 def _new_shape(shape, function):
-    shape = _shape(shape, function)
+    return _non_negative(_shape(shape, function))
+
+
+def _non_negative(shape):
     for size in shape:
         if size < 0:
             raise RuntimeError("Trying to create tensor with negative "

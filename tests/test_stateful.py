@@ -68,14 +68,6 @@ pytestmark = pytest.mark.ch15
 # operations or the observable that hits it. Remove a name when its fix
 # lands (issue 24's classes in brackets).
 KNOWN_DIVERGENCES = {
-    "grad_version": "a gradient's _version: torch's AccumulateGrad copies "
-    "a gradient it cannot steal with clone_obey_contract (new_empty_strided, "
-    "then copy_: version 1), and steals more often than toygrad (a view "
-    "gradient with no other reference, e.g. v.grad after y[...] = v); its "
-    "InputBuffer adds a node's second gradient for one input in place "
-    "(x * x, v @ v, x.t() @ x: version 1). toygrad's copies and sums are "
-    "new tensors (0). The _version of x.grad and of autograd.grad's results "
-    "is not compared",
     "max_of_signed_zeros": "x.max() where the largest value is a zero "
     "and x holds both 0.0 and -0.0: which of the two torch returns follows "
     "its vectorized kernel's lanes (tensor([0., -0.]).max() is -0.0, "

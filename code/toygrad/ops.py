@@ -1634,7 +1634,10 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _t(grad)
+        # A view of grad, as PyTorch's grad.t(): it may become a leaf's
+        # .grad as it is (Tensor._can_steal), sharing grad's memory and
+        # version counter.
+        return T.apply(grad)
 
     jvp = linear_in(0)
 

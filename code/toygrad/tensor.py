@@ -50,7 +50,21 @@ _CREATE_GRAPH_CYCLE = (
 # Tensor._can_steal: the engine's tuple of a node's incoming gradients,
 # AccumulateGrad.apply's argument, _new_grad's, _can_steal's, getrefcount's.
 _REFS_TO_A_FREE_GRADIENT = 5
+# ... and inside Tensor._accumulate: the engine's buffer, add_gradient's
+# bound method, _accumulate's self, getrefcount's argument.
+_REFS_TO_A_BUFFERED_GRADIENT = 4
 _BY_NAME = object()  # requires_grad_'s flag was not given by position
+
+
+def _sole_owner_of_memory(array):
+    """Whether no other array can see ``array``'s memory: it owns it, or it
+    views the whole of an array that nothing else holds (PyTorch's storage
+    ``use_count() == 1``)."""
+    base = array.base
+    return base is None or (
+        type(base) is np.ndarray and base.base is None
+        and base.size == array.size
+        and getrefcount(base) <= 3)  # array.base, base, the argument
 
 
 def _size(shape):
@@ -380,7 +394,9 @@ class Tensor:
                 return ops.Clone.apply(grad)
             return Tensor(target).copy_(grad)
         if self._can_steal(grad):
-            return grad
+            # PyTorch stores grad.detach(): a view's memory and version
+            # counter, without its _base.
+            return grad if grad._base is None else grad._alias()
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
         # ("obeys the layout contract"): an optimizer then updates the leaf
         # with its gradient element by element in memory order.
@@ -392,6 +408,11 @@ class Tensor:
             np.copyto(private, grad.data)
         private = Tensor(private)
         private._is_inference = grad_mode.state.inference  # chapter 10
+        if views._dense(self.data) and min(self.data.strides, default=0) >= 0:
+            # PyTorch's clone_obey_contract: new_empty_strided, then copy_,
+            # an in-place write (version 1); for a leaf that is not dense, a
+            # contiguous clone (version 0).
+            private._bump_version()
         return private
 
     def _empty_in_own_layout(self):
@@ -408,27 +429,66 @@ class Tensor:
         """Whether ``grad`` may become this leaf's ``.grad`` as it is.
 
         PyTorch's conditions (``accumulate_grad.h``): no other reference to
-        the gradient, and the leaf's memory layout. Here the references are
+        the gradient tensor, and a memory layout that "obeys the layout
+        contract" (``obeys_layout_contract``). Here the references are
         Python's: the engine's, AccumulateGrad's and ours to the tensor, and
-        none but the tensor's to its array (nor to the array a transposed
-        gradient is a view of). Whatever else holds them, the stepper, a
-        second edge, a saved tensor or the caller, keeps the copy.
+        none but the tensor's to its array (another toygrad tensor on the
+        same array is the same tensor to PyTorch). Whatever else holds them,
+        the stepper, a second edge, a saved tensor or the caller, keeps the
+        copy. As in PyTorch, a gradient that is a view of another tensor's
+        memory (a gradient the caller gave, reshaped by a view's backward)
+        is stolen too: the leaf's ``.grad`` then shares that memory and its
+        version counter.
         """
         data = grad.data
-        if (getrefcount(grad) > _REFS_TO_A_FREE_GRADIENT
-                or grad._grad_fn is not None or grad._requires_grad
-                or grad._base is not None or grad._version_counter is not None
-                or getrefcount(data) > 3  # grad.data, data, the argument
-                or data.shape != self.data.shape
-                or data.strides != self.data.strides
-                or data.dtype != self.data.dtype
-                or not data.flags.writeable):
-            return False
-        base = data.base
-        return base is None or (
-            type(base) is np.ndarray and base.base is None
-            and base.size == data.size
-            and getrefcount(base) <= 3)  # data.base, base, the argument
+        return not (
+            getrefcount(grad) > _REFS_TO_A_FREE_GRADIENT
+            or grad._grad_fn is not None or grad._requires_grad
+            or getrefcount(data) > 3  # grad.data, data, the argument
+            or data.shape != self.data.shape
+            or data.dtype != self.data.dtype
+            or not data.flags.writeable
+            or not self._obeys_layout_contract(data))
+
+    def _obeys_layout_contract(self, data):
+        """PyTorch's ``obeys_layout_contract`` (torch/csrc/autograd/utils/
+        grad_layout_contract.h): for a dense leaf, the gradient's strides
+        are the leaf's, in every dim whose size is not 1 (where a stride of
+        0 breaks it); for a leaf that is not dense, the gradient is
+        contiguous."""
+        own = self.data
+        if not views._dense(own) or min(own.strides, default=0) < 0:
+            return data.flags.c_contiguous
+        for size, stride, own_stride in zip(data.shape, data.strides,
+                                            own.strides):
+            if stride != own_stride if size != 1 else stride == 0:
+                return False
+        return True
+
+    def _accumulate(self, grad):
+        """``self + grad``, for the engine, which holds ``self`` as the
+        gradient a node received for one input, and received ``grad`` too.
+
+        As PyTorch's ``InputBuffer::accumulate`` (input_buffer.cpp): outside
+        ``create_graph``, into ``self`` in place when the buffer holds the
+        last reference to it and to its memory (``can_accumulate_inplace``),
+        and its layout is dense. The in-place sum counts in ``_version``.
+        """
+        data = self.data
+        if (grad_mode.state.enabled
+                or getrefcount(self) > _REFS_TO_A_BUFFERED_GRADIENT
+                or self._base is not None or self._requires_grad
+                or getrefcount(data) > 3  # self.data, data, the argument
+                or not data.flags.writeable
+                or not views._dense(data) or min(data.strides, default=0) < 0
+                or not _sole_owner_of_memory(data)
+                or not isinstance(grad, Tensor)
+                or grad.data.shape != data.shape
+                or dtypes.result_type(self, grad) != data.dtype):
+            return self + grad
+        np.add(data, grad.data, out=data)
+        self._bump_version()
+        return self
 
     def _add_grad(self, grad):
         """What AccumulateGrad stores when ``.grad`` holds a gradient already.

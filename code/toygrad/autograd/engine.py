@@ -128,7 +128,13 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
         if not retain_graph:
             node.release_variables()
         yield node, grads_in, grads_out
-        for (next_node, input_nr), g in zip(node.next_functions, grads_out):
+        # Chapter 9: each gradient leaves grads_out as it moves on, as in
+        # PyTorch, so that only ``received`` holds it (see add_gradient).
+        grads_in, grads_out = None, list(grads_out)
+        for index, (next_node, input_nr) in enumerate(node.next_functions):
+            g = grads_out[index] if index < len(grads_out) else None
+            if g is not None:
+                grads_out[index] = None
             if next_node is None or g is None or (
                     needed is not None and next_node not in needed
                     and next_node not in captures):
@@ -141,19 +147,36 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
                     push(waiting, (-next_node.sequence_nr, next_node))
                 else:
                     # the node's output was used more than once:
-                    # gradients add up
-                    received[next_node] = before + g
+                    # gradients add up (before + g)
+                    before = None
+                    add_gradient(received, next_node, g)
             else:
                 slots = received.get(next_node)
                 if slots is None:
                     slots = received[next_node] = (
                         [None] * next_node.num_outputs)
                     push(waiting, (-next_node.sequence_nr, next_node))
-                slots[input_nr] = (
-                    g if slots[input_nr] is None else slots[input_nr] + g)
+                if slots[input_nr] is None:
+                    slots[input_nr] = g
+                else:
+                    add_gradient(slots, input_nr, g)
         # Hold no gradient past this point: one that only ``received`` holds
         # can become a leaf's .grad without a copy (see Tensor._new_grad).
         g = grads_out = None
+
+
+def add_gradient(buffer, key, g):
+    """Add ``g`` to the gradient ``buffer[key]``, which a node received
+    before for the same input: ``buffer[key] + g``.
+
+    Chapter 9: PyTorch's ``InputBuffer`` adds in place into a gradient that
+    only it holds, whose memory no other tensor shares, outside
+    ``create_graph``; the sum's ``_version`` shows it (``x * x`` gives
+    ``x.grad._version == 1``). A toygrad tensor does the same
+    (``Tensor._accumulate``); a scalar ``Value`` simply adds.
+    """
+    accumulate = getattr(buffer[key], "_accumulate", None)
+    buffer[key] = buffer[key] + g if accumulate is None else accumulate(g)
 
 
 # Chapter 10: PyTorch's order, which hooks can see.
@@ -233,6 +256,7 @@ def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
         if not retain_graph:
             node.release_variables()
         yield node, grads_in, grads_out
+        grads_in, grads_out = None, list(grads_out)  # _send empties it
         _send(node, grads_out, counts, received, ready, push, needed,
               captures)
         grads_out = None
@@ -240,28 +264,34 @@ def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
 
 def _send(node, grads_out, counts, received, ready, push, needed, captures):
     """Pass what ``node`` sent to its next nodes; queue those now ready."""
-    pending = [(node, tuple(grads_out))]
+    pending = [(node, grads_out)]  # each gradient leaves it as it moves on
     while pending:
         node, grads_out = pending.pop()
         for index, (next_node, input_nr) in enumerate(node.next_functions):
             if next_node is None:
                 continue
             g = grads_out[index] if index < len(grads_out) else None
+            if g is not None:  # it moves on (see execute)
+                grads_out[index] = None
             counts[next_node] -= 1
             if needed is not None and next_node not in needed and (
                     next_node not in captures):
                 continue
             if g is not None:
                 if next_node.num_outputs == 1:
-                    before = received.get(next_node)
-                    received[next_node] = g if before is None else before + g
+                    if received.get(next_node) is None:
+                        received[next_node] = g
+                    else:
+                        add_gradient(received, next_node, g)
                 else:
                     slots = received.get(next_node)
                     if slots is None:
                         slots = received[next_node] = (
                             [None] * next_node.num_outputs)
-                    slots[input_nr] = (g if slots[input_nr] is None
-                                       else slots[input_nr] + g)
+                    if slots[input_nr] is None:
+                        slots[input_nr] = g
+                    else:
+                        add_gradient(slots, input_nr, g)
             if counts[next_node] == 0:
                 if next_node in received:
                     push(ready, _Task(next_node))

@@ -22,6 +22,7 @@ from toygrad.autograd.graph import (
     current_saved_tensors_hooks, grad_accumulator,
     saved_tensors_hooks_state as _hooks)
 from toygrad.tensor import Tensor
+from toygrad.autograd.engine import BUILT_IN
 
 if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
     from toygrad.autograd import anomaly_mode
@@ -478,6 +479,7 @@ def _connect(ctx, inputs):
     # this node takes its number, so that every node is numbered after the
     # nodes it points to.
     edges, input_meta = [], []
+    dead = False  # an input that requires grad but has no edge
     for x in inputs:
         if isinstance(x, Tensor):
             if x._grad_fn is not None and x._view is None:  # the usual case
@@ -486,10 +488,21 @@ def _connect(ctx, inputs):
                 if x._is_inference and x._requires_grad:  # chapter 10
                     _refuse_inference_leaf()
                 edges.append(x._gradient_edge())
+                dead = dead or edges[-1][0] is None
             input_meta.append((x.data.shape, x.data.dtype))
         else:
             input_meta.append(None)
     ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
+    if dead and type(ctx)._forward_cls.__module__.startswith(BUILT_IN):
+        # A view made under no_grad of a tensor that requires grad requires
+        # grad too, but its edge leads nowhere. PyTorch's built-in nodes
+        # save for an input's gradient only if should_compute_output, an
+        # edge that leads somewhere (a custom Function keeps
+        # needs_input_grad from requires_grad, as PyTorch's does).
+        leads = iter([node is not None for node, _ in edges])
+        ctx.needs_input_grad = tuple([
+            next(leads) and flag if meta is not None else flag
+            for flag, meta in zip(ctx.needs_input_grad, input_meta)])
     ctx.sequence_nr = next_sequence_nr()
     if anomaly.enabled:  # chapter 11: where this node was made
         anomaly_mode.store_stack(ctx)

@@ -142,9 +142,14 @@ def retain_grad(tensor):
     if not tensor.requires_grad:
         raise RuntimeError(
             "can't retain_grad on Tensor that has requires_grad=False")
-    grad_fn = tensor.grad_fn
-    if grad_fn is None:  # a leaf keeps its gradient anyway
+    if tensor._grad_fn is None:
+        # A leaf keeps its gradient anyway. PyTorch asks is_leaf of the node
+        # as stored (VariableHooks::retain_grad, variable.cpp), not as the
+        # grad_fn getter would make it: a view whose node is not made yet (of
+        # a tensor changed in place since, or made under no_grad) is a leaf
+        # there, and nothing is retained, without an error.
         return
+    grad_fn = tensor.grad_fn
     hooks = _tensor_hooks(tensor)
     if hooks.retains_grad:
         return

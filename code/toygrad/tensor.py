@@ -457,6 +457,9 @@ class Tensor:
         0 breaks it); for a leaf that is not dense, the gradient is
         contiguous."""
         own = self.data
+        if data.strides == own.strides and (
+                own.flags.c_contiguous or own.flags.f_contiguous):
+            return True  # quickly: the usual case
         if not views._dense(own) or min(own.strides, default=0) < 0:
             return data.flags.c_contiguous
         for size, stride, own_stride in zip(data.shape, data.strides,

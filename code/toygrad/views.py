@@ -360,12 +360,56 @@ def _writable(target, source, function):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if not target.data.flags.writeable and target._base is None:
         raise RuntimeError(_INTERNAL_OVERLAP)
-    if isinstance(source, Tensor) and _partly_overlap(target.data,
-                                                      source.data):
+    if not isinstance(source, Tensor) or function is ops.Fill:
+        return  # fill_ reads its 0-dim value first (value.item())
+    if _partly_overlap(target.data, source.data):
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and "
             "the written-to tensor refer to a single memory location. Please "
             "clone() the tensor before performing the operation.")
+
+
+_ORDER_MATTERS = (
+    "toygrad does not support an in-place operation that reads, at one "
+    "element, memory it changes at another, when the input or the "
+    "written-to tensor skips or repeats elements (a strided or expanded "
+    "view): PyTorch cannot tell how they overlap (get_overlap_status is "
+    "TOO_HARD), lets the operation run, and its result depends on the order "
+    "in which its kernel visits memory. clone() the input first.")
+
+
+def _refuse_order_dependent(target, source, result):
+    """Refuse writing ``result`` into ``target`` where the result PyTorch's
+    kernel gives depends on its order: ``source`` (the input, read at each
+    element of ``target``) shares memory with ``target`` in a way PyTorch
+    calls too hard to check (either is not dense), and some memory that
+    the write changes is read at another element. Where no such memory
+    exists, every order gives toygrad's result (the input read first), and
+    the operation runs, as in PyTorch."""
+    a, b = target.data, source.data
+    if (_dense(a) and _dense(b)) or _same_view(a, b) or (
+            not np.shares_memory(a, b)):
+        return
+    if a.itemsize != b.itemsize:
+        raise NotImplementedError(_ORDER_MATTERS)
+    written = _addresses(a)
+    read = _addresses(np.broadcast_to(b, a.shape))
+    new = np.ascontiguousarray(result.astype(a.dtype, copy=False))
+    bits = f"u{a.itemsize}"
+    changed = (new.view(bits)
+               != np.ascontiguousarray(a).view(bits)).reshape(a.shape)
+    elsewhere = read[read != written]
+    if np.isin(elsewhere, written[changed]).any():
+        raise NotImplementedError(_ORDER_MATTERS)
+
+
+def _addresses(array):
+    """The memory address of each element of ``array``."""
+    start = array.__array_interface__["data"][0]
+    where = np.indices(array.shape, sparse=True)
+    return np.broadcast_to(start + sum(
+        (index * stride for index, stride in zip(where, array.strides)),
+        np.int64(0)), array.shape)
 
 
 def _same_view(a, b):
@@ -542,6 +586,8 @@ def inplace(target, function, *args):
             # goes through its CloneBackward0, as in PyTorch.
             kept.tensor, kept.version = ops.Clone.apply(target), 0
     if writes:
+        if args and isinstance(args[0], Tensor) and function is not ops.Fill:
+            _refuse_order_dependent(target, args[0], result.data)
         _write(target, result.data)
     target._bump_version()
     if dual.level >= 0:  # chapter 13: the tangent changes too

@@ -997,6 +997,14 @@ def _create_graph_through_copy_slices(lib, x):
     return x.grad
 
 
+def _shift_within_rows(lib, x):
+    # x[:, 1:] = x[:, :-1]: each element reads memory the write changes at
+    # another element, through strided views (PyTorch: TOO_HARD to check)
+    y = x * 1
+    y[:, 1:] = y[:, :-1]
+    return y
+
+
 def _once_differentiable(lib, x, upstream):
     y = custom_functions(lib).OnceSquare.apply(x)
     # "plain": the gradient reaching backward needs none itself;
@@ -2069,6 +2077,10 @@ ENTRIES = [
             _create_graph_through_copy_slices,
             fixed(("f64 3", lambda rng: leaf(rng, (3,)))),
             ("Tensor.backward",)),
+    OpEntry("x[:, 1:] = x[:, :-1] (strided views of the same memory)",
+            _shift_within_rows,
+            fixed(("f64 3x3", lambda rng: leaf(rng, (3, 3)))),
+            ("Tensor.__setitem__",)),
     OpEntry("autograd.gradcheck(f, inputs)", _gradcheck,
             fixed(("f64 3, right backward", lambda rng: (leaf(rng, (3,)),
                                                          "Cube")),
@@ -2277,6 +2289,8 @@ UNSUPPORTED = {
         (NotImplementedError, "label_smoothing"),
     "backward(create_graph=True) through an in-place change of a view: f64 3":
         (NotImplementedError, "create_graph through"),
+    "x[:, 1:] = x[:, :-1] (strided views of the same memory): f64 3x3":
+        (NotImplementedError, "TOO_HARD"),
     "autograd.Function that changes its input (mark_dirty): on a view of a "
     "non-leaf, f64 2x3": (NotImplementedError, "mark_dirty on a view"),
     **{f"nn.Module.<method>() toygrad lacks: {name}":

@@ -198,3 +198,24 @@ def test_create_graph_sums_are_new_tensors():
         (g,) = M.autograd.grad((x * x).sum(), [x], create_graph=True)
         return seen(g.detach()), g.grad_fn.name().rsplit("::")[-1]
     assert run(toygrad) == run(torch)
+
+
+HOOKS = {"g * 2": lambda g: g * 2, "None": lambda g: None,
+         "g itself": lambda g: g}
+GRAPHS = {"x * 2": lambda x: x * 2, "x * x": lambda x: x * x,
+          "x": lambda x: x, "x.exp()": lambda x: x.exp()}
+
+
+@pytest.mark.parametrize("hook", sorted(HOOKS))
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_a_leafs_hooks_leave_stealing_as_pytorch_has_it(hook, graph):
+    """A hook on the leaf runs before AccumulateGrad; the gradient it
+    returns (or leaves) is stolen or copied as PyTorch's engine decides,
+    which moves gradients and so holds no reference of its own."""
+    def run(M):
+        x = leaf(M, 3)
+        x.register_hook(HOOKS[hook])
+        x.register_post_accumulate_grad_hook(lambda t: None)
+        GRAPHS[graph](x).sum().backward()
+        return seen(x.grad)
+    assert run(toygrad) == run(torch)

@@ -6,6 +6,7 @@ signatures and node names. Every operation is a ``Function`` (see
 ``toygrad.ops``); this module holds the tensor itself and its methods.
 """
 
+import types
 import warnings
 from importlib.util import find_spec
 from sys import getrefcount
@@ -50,6 +51,9 @@ _CREATE_GRAPH_CYCLE = (
 # Tensor._can_steal: the engine's tuple of a node's incoming gradients,
 # AccumulateGrad.apply's argument, _new_grad's, _can_steal's, getrefcount's.
 _REFS_TO_A_FREE_GRADIENT = 5
+# ... and one more that the engine holds while a leaf's hooks run (see
+# toygrad.autograd.engine._StealingCounted).
+references = types.SimpleNamespace(held_by_engine=0)
 # ... and inside Tensor._accumulate: the engine's buffer, add_gradient's
 # bound method, _accumulate's self, getrefcount's argument.
 _REFS_TO_A_BUFFERED_GRADIENT = 4
@@ -442,7 +446,8 @@ class Tensor:
         """
         data = grad.data
         return not (
-            getrefcount(grad) > _REFS_TO_A_FREE_GRADIENT
+            getrefcount(grad) > (_REFS_TO_A_FREE_GRADIENT
+                                 + references.held_by_engine)
             or grad._grad_fn is not None or grad._requires_grad
             or getrefcount(data) > 3  # grad.data, data, the argument
             or data.shape != self.data.shape

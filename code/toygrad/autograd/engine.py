@@ -46,7 +46,29 @@ def _call_function(node, grads_in):
     if node._hooks is None:
         return grads_in, run(node, grads_in)
     from toygrad.autograd.hooks import call_function
+    if run is None and type(node) is AccumulateGrad:
+        run = _StealingCounted(grads_in)
     return call_function(node, grads_in, run)
+
+
+class _StealingCounted:
+    """Chapter 9: run a leaf's AccumulateGrad after its hooks, telling
+    ``Tensor._can_steal`` that the engine's tuple of what the node
+    received still holds the gradient, where the hooks left it unchanged
+    in a new list: a reference PyTorch's engine (which moves gradients)
+    does not have."""
+
+    def __init__(self, received):
+        self.received = received
+
+    def __call__(self, node, grads):
+        from toygrad.tensor import references
+        held = grads is not self.received and grads[0] is self.received[0]
+        references.held_by_engine = int(held)
+        try:
+            return node.apply(grads[0])
+        finally:
+            references.held_by_engine = 0
 
 
 # Operations whose nodes PyTorch writes in C++: there a node computes only

@@ -63,8 +63,13 @@ system-book:
 system-test:
 	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
 
+# A stage that passed is not run again while nothing it reads has changed: its key is the
+# hash of the repository's files, the environment and, for the site check, the built site
+# (scripts/passcache.py key STAGE). PASS_CACHE=0 runs every stage.
+passkey = --pass-key '$(BIN)/python scripts/passcache.py key $(1)'
+
 unit: setup system-book
-	$(STAGE) unit -- $(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
+	$(STAGE) unit $(call passkey,unit) -- $(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.
@@ -90,7 +95,7 @@ build: setup system-book fresh-cache
 
 # Every page re-read (so every warning is seen again), executions still from the cache.
 build-all: setup system-book fresh-cache
-	$(STAGE) build-all --cached-if 'test -d _build/.jupyter_cache' -- \
+	$(STAGE) build-all --cached-if 'test -d _build/.jupyter_cache' $(call passkey,build-all) -- \
 		$(BIN)/jupyter-book build . --all $(JB_STRICT)
 
 # The test files that use a marker: `pytest -m site` alone would first collect all 12,000
@@ -98,7 +103,7 @@ build-all: setup system-book fresh-cache
 marked = $(shell grep -l 'mark\.$(1)\b' tests/test_*.py)
 
 site-check: setup system-test
-	$(STAGE) site-check -- $(BIN)/python -m pytest -m site -q $(call marked,site)
+	$(STAGE) site-check $(call passkey,site-check) -- $(BIN)/python -m pytest -m site -q $(call marked,site)
 
 # The book as two PDFs, printed from the built site by headless Chromium (scripts/book_pdf.py):
 # book-instructor.pdf with every solution open, book-student.pdf without any, in _build/pdf.
@@ -132,19 +137,19 @@ grade: setup
 # (pytest-xdist), 2 by default for this 2-core machine.
 INSTRUCTOR_JOBS ?= 2
 instructor-check: setup
-	$(STAGE) instructor-check -- $(BIN)/python -m pytest -m instructor -q -n $(INSTRUCTOR_JOBS) tests/test_student_edition.py
+	$(STAGE) instructor-check $(call passkey,instructor-check) -- $(BIN)/python -m pytest -m instructor -q -n $(INSTRUCTOR_JOBS) tests/test_student_edition.py
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
 # .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then
 # every student notebook executed on one CPU with time and memory budgets.
 binder-test: setup
-	$(STAGE) binder-test --cached-if 'cd scripts && ../$(BIN)/python -c "import sys, binder_sim as b; s = b.VENV / \".binder-sim-key\"; sys.exit(not (s.exists() and s.read_text() == b.env_key()))"' -- \
+	$(STAGE) binder-test --cached-if 'cd scripts && ../$(BIN)/python -c "import sys, binder_sim as b; s = b.VENV / \".binder-sim-key\"; sys.exit(not (s.exists() and s.read_text() == b.env_key()))"' $(call passkey,binder-test) -- \
 		$(BIN)/python -m pytest -m binder -q $(call marked,binder)
 
 # JupyterLab from that environment, chapter 4 open in headless Chromium: the engine's code
 # shown, solutions collapsed; screenshot in .binder-sim/lab-ch04.png.
 binder-check: setup system-test
-	$(STAGE) binder-check -- $(BIN)/python scripts/binder_lab_check.py
+	$(STAGE) binder-check $(call passkey,binder-check) -- $(BIN)/python scripts/binder_lab_check.py
 
 lock:
 	rm -rf /tmp/toygrad-lock-venv

@@ -157,11 +157,53 @@ def note(text):
             out.write(text.strip() + "\n")
 
 
+def _settings():
+    """The environment variables that change what the tests do (TOYGRAD_STATEFUL_*, ...)."""
+    return "\n".join(f"{name}={value}" for name, value in sorted(os.environ.items())
+                     if name.startswith(("TOYGRAD_", "PYTEST_ADDOPTS", "PASS_CACHE")))
+
+
+def _tool_version(*command):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return done.stdout + done.stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return f"no {command[0]}"
+
+
+def _names(folder, root):
+    """The names of the files under folder (not their contents), as one string."""
+    return "\n".join(name for name, _ in files(folder, root=root))
+
+
+def stage_key(stage, root=None):
+    """The key of one stage of ``make test``: everything it reads. Every stage reads the
+    repository's files (any change to them runs it again: simple, and never stale) and the
+    environment (the Binder environment is made from the repository's binder/); the site's
+    check reads the built site too, and the browser checks Chromium."""
+    root = Path(root or ROOT)
+    html = root / "_build" / "html"
+    parts = [tracked(root), *environment(), _settings(), f"stage {stage}"]
+    if stage == "build-all":  # the site it leaves behind must still be there
+        parts.append(_names(html, root))
+    if stage in ("site-check", "binder-check"):
+        parts.append(_tool_version("/usr/bin/chromium", "--version"))
+    if stage == "site-check":
+        parts.append(files(html, root=root))
+    return digest(*parts)
+
+
+STAGES = ("unit", "instructor-check", "build-all", "site-check", "binder-test",
+          "binder-check")
+
+
 def main(argv):
     if argv == ["key-tracked"]:  # every file the repository has, and the environment
         print(digest(tracked(), *environment()))
+    elif len(argv) == 2 and argv[0] == "key" and argv[1] in STAGES:
+        print(stage_key(argv[1]))
     else:
-        sys.exit("usage: passcache.py key-tracked")
+        sys.exit(f"usage: passcache.py key-tracked | key {{{','.join(STAGES)}}}")
 
 
 if __name__ == "__main__":

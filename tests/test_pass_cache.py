@@ -196,3 +196,46 @@ def test_kept_prints_are_merged_without_a_browser_and_a_changed_page_is_printed(
     write(html / "chapters" / "b.html", "<p>changed</p>")
     with pytest.raises(AssertionError, match="printed again"):
         book_pdf.build(out=out, log=printed.append)
+
+
+# --- the stages' keys (make test) -------------------------------------------------------------
+
+def test_a_stage_key_changes_with_the_repository_the_settings_and_its_site(
+        tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    write(repo / "code" / "a.py", "x = 1\n")
+    write(repo / ".gitignore", "_build/\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    write(repo / "_build" / "html" / "index.html", "<p>one</p>")
+    monkeypatch.delenv("TOYGRAD_STATEFUL_EXAMPLES", raising=False)
+
+    def keys():
+        passcache._file_digests.clear()
+        return {stage: passcache.stage_key(stage, repo) for stage in passcache.STAGES}
+
+    before = keys()
+    assert keys() == before  # nothing changed: the same keys
+    assert len(set(before.values())) == len(before)  # one key a stage
+    write(repo / "code" / "a.py", "x = 2\n")  # a file of the repository
+    changed = keys()
+    assert all(changed[s] != before[s] for s in passcache.STAGES)
+    write(repo / "_build" / "html" / "index.html", "<p>two</p>")  # the site's content
+    site = keys()
+    assert site["site-check"] != changed["site-check"]
+    assert {s: k for s, k in site.items() if s != "site-check"} == {
+        s: k for s, k in changed.items() if s != "site-check"}
+    write(repo / "_build" / "html" / "page.html", "<p>new</p>")  # a page more
+    assert keys()["build-all"] != site["build-all"]
+    monkeypatch.setenv("TOYGRAD_STATEFUL_EXAMPLES", "600")  # a setting of the tests
+    with_setting = keys()
+    monkeypatch.delenv("TOYGRAD_STATEFUL_EXAMPLES")
+    assert keys()["unit"] != with_setting["unit"]
+
+
+def test_every_stage_of_make_test_but_setup_has_a_pass_key():
+    makefile = (ROOT / "Makefile").read_text()
+    for stage in passcache.STAGES:
+        assert f"$(STAGE) {stage} " in makefile
+        line = next(line for line in makefile.splitlines()
+                    if f"$(STAGE) {stage} " in line)
+        assert f"$(call passkey,{stage})" in line, stage

@@ -68,12 +68,6 @@ pytestmark = pytest.mark.ch15
 # operations or the observable that hits it. Remove a name when its fix
 # lands (issue 24's classes in brackets).
 KNOWN_DIVERGENCES = {
-    "max_of_signed_zeros": "x.max() where the largest value is a zero "
-    "and x holds both 0.0 and -0.0: which of the two torch returns follows "
-    "its vectorized kernel's lanes (tensor([0., -0.]).max() is -0.0, "
-    "tensor([-0., 0.]).max() is 0.0, and longer tensors otherwise), "
-    "NumPy's reduction another order (shown in the appendix 'What toygrad "
-    "supports'); the call is not made",
 }
 
 

@@ -13,6 +13,7 @@ short program run beside PyTorch (issue 24).
 
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -142,3 +143,64 @@ def test_writes_whose_result_is_pytorchs_kernel_order_are_refused(program):
     kind, message, numbers, version = write(toygrad, program)
     assert kind == "NotImplementedError" and "TOO_HARD" in message
     assert numbers == write(toygrad, "pass")[1] and version == 0
+
+
+@pytest.mark.parametrize("values", [
+    [0.0, -0.0], [-0.0, 0.0], [-1.0, 0.0, -0.0], [-0.0, -2.0, 0.0, -0.0]])
+def test_max_of_both_zeros_is_refused_by_name(values):
+    """Which zero PyTorch's x.max() returns follows its kernel's vector
+    lanes (the machine's); toygrad names the call it does not support,
+    and x + 0.0 (every -0.0 made 0.0) agrees with PyTorch."""
+    with pytest.raises(NotImplementedError, match="0.0 and -0.0"):
+        toygrad.tensor(values).max()
+    ours = (toygrad.tensor(values) + 0.0).max().item()
+    assert ours == (torch.tensor(values) + 0.0).max().item() == 0.0
+    assert not np.signbit(ours)
+
+
+@pytest.mark.parametrize("values", [
+    [0.0, 0.0], [-0.0, -0.0], [-1.0, -0.0], [1.0, 0.0, -0.0],
+    [float("nan"), 0.0, -0.0]])
+def test_max_without_the_tie_runs_as_pytorch(values):
+    ours = toygrad.tensor(values).max().item()
+    theirs = torch.tensor(values).max().item()
+    assert np.array_equal(ours, theirs, equal_nan=True)
+    if not np.isnan(theirs):  # (a NaN's sign bit is not compared here)
+        assert np.signbit(ours) == np.signbit(theirs)
+
+
+def test_a_second_backward_through_copy_slices_is_backward_twice():
+    """PyTorch's CopySlices drops its fn once it ran (release_variables), so
+    a second backward fails there first: "backward through the graph a
+    second time", even when the first failed further on."""
+    def run(M):
+        x = M.zeros(2, 3, dtype=M.float64).requires_grad_()
+        y = 0.0 ** x  # saves its result, which the next line changes
+        y[0] = x[-1]
+        errors = []
+        for _ in range(2):
+            try:
+                y.backward(M.ones(2, 3, dtype=M.float64))
+            except RuntimeError as error:
+                errors.append(str(error))
+        return errors, x.grad
+    assert run(toygrad) == run(torch)
+
+
+def test_create_graph_through_a_changed_view_is_refused_before_any_hook():
+    """toygrad refuses create_graph through CopySlices by name; it does so
+    before the pass starts, so no hook has run and no gradient is kept."""
+    x = toygrad.zeros(2, 3, dtype=toygrad.float64).requires_grad_()
+    y = x * 2
+    y[0] = x[-1]
+    y.retain_grad()
+    seen = []
+    y.register_hook(seen.append)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NotImplementedError, match="create_graph through"):
+            y.backward(toygrad.ones(2, 3, dtype=toygrad.float64),
+                       create_graph=True)
+        with pytest.raises(NotImplementedError, match="create_graph through"):
+            toygrad.autograd.grad(y.sum(), [x], create_graph=True)
+    assert seen == [] and y.grad is None and x.grad is None

@@ -1175,7 +1175,10 @@ class MaxAll(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor(a.data.max())
+        out = a.data.max()
+        if out == 0 and a.data.dtype.kind == "f" and _holds_both_zeros(a.data):
+            raise NotImplementedError(_MAX_OF_SIGNED_ZEROS)
+        out = Tensor(out)
         ctx.save_for_backward(a, out)
         return out
 
@@ -1194,6 +1197,19 @@ class MaxAll(Function):
         with np.errstate(divide="ignore", invalid="ignore"):
             share = ta / Tensor(np.asarray(where.sum()))
             return (_constant(where.astype(ta.dtype)) * share).sum()
+
+
+_MAX_OF_SIGNED_ZEROS = (
+    "toygrad does not support max() of a tensor whose largest value is zero "
+    "held as both 0.0 and -0.0: which of the two PyTorch returns follows the "
+    "vector lanes of its CPU kernel, so it depends on the machine (x + 0.0 "
+    "turns every -0.0 into 0.0)")
+
+
+def _holds_both_zeros(array):
+    zeros = array == 0
+    return bool(np.signbit(array[zeros]).any() and
+                not np.signbit(array[zeros]).all())
 
 
 def _max_mask(array, value):

@@ -603,6 +603,8 @@ class Tensor:
         state.grad = create_graph  # never recorded in inference mode
         state.enabled = create_graph and not state.inference
         try:
+            if state.enabled:
+                views.refuse_create_graph_through_views(node)
             run_backward(node, gradient, retain_graph, input_nr)
         finally:
             state.enabled, state.grad = enabled, grad

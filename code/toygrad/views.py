@@ -21,7 +21,8 @@ import numpy as np
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import (
     Function, _short_name, anomaly, dual, forward_ad)
-from toygrad.autograd.graph import Node, current_saved_tensors_hooks
+from toygrad.autograd.graph import (
+    ERR_BACKWARD_TWICE, Node, current_saved_tensors_hooks)
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
 # PyTorch's refusals of an in-place change to a view that was not made in
@@ -184,6 +185,22 @@ def _no_create_graph(node):
             "(a view whose numbers were changed in place)")
 
 
+def refuse_create_graph_through_views(root, needed=None):
+    """Before a create_graph pass starts: the refusal of ``_no_create_graph``
+    for any node of the pass that would give it, so that nothing has run
+    (no hook, no retained gradient) when the pass is refused."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, (CopySlices, AsStridedBackward0)) and (
+                needed is None or node in needed):
+            _no_create_graph(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+
+
 class Scatter(Function):
     """A base-shaped tensor of zeros, plus ``grad`` at ``positions``.
 
@@ -241,7 +258,8 @@ class CopySlices(Node):
     node ``fn``; the rest goes straight on to the base's previous history.
     """
 
-    __slots__ = ("next_functions", "fn", "positions", "overlap", "metadata")
+    __slots__ = ("next_functions", "fn", "positions", "overlap", "metadata",
+                 "released")
 
     def __init__(self, base_edge, positions, fn, overlap=False):
         super().__init__()
@@ -251,8 +269,11 @@ class CopySlices(Node):
         # PyTorch's CopySlices copies the gradient into such a view, and
         # refuses, at backward.
         self.overlap = overlap
+        self.released = False
 
     def apply(self, grad):
+        if self.released:  # PyTorch's CopySlices drops fn once it ran
+            raise RuntimeError(ERR_BACKWARD_TWICE)
         if self.overlap:
             raise RuntimeError(_INTERNAL_OVERLAP)
         _no_create_graph(self)
@@ -261,7 +282,10 @@ class CopySlices(Node):
         return [Overwrite.apply(grad, grads[0], self.positions)] + grads[1:]
 
     def release_variables(self):
+        # PyTorch's CopySlices::release_variables sets fn to null: a second
+        # backward through it fails at once, whatever fn saved.
         self.fn.release_variables()
+        self.released = True
 
 
 class Overwrite(Function):

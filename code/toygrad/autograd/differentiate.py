@@ -101,6 +101,9 @@ def _run(outputs, grads, retain_graph, create_graph, needed=None,
     state.grad = create_graph  # the pass is recorded only if asked,
     state.enabled = create_graph and not state.inference  # and not here
     try:
+        if state.enabled:
+            from toygrad.views import refuse_create_graph_through_views
+            refuse_create_graph_through_views(root, needed)
         run_backward(root, grad, retain_graph, input_nr, needed, captures)
     finally:
         state.enabled, state.grad = enabled, grad_on

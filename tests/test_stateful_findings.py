@@ -204,3 +204,35 @@ def test_create_graph_through_a_changed_view_is_refused_before_any_hook():
         with pytest.raises(NotImplementedError, match="create_graph through"):
             toygrad.autograd.grad(y.sum(), [x], create_graph=True)
     assert seen == [] and y.grad is None and x.grad is None
+
+
+@pytest.mark.parametrize("shape,expanded", [
+    ((2, 3), (2, 2, 3)), ((2, 3), (1, 2, 3)), ((3,), (2, 3)),
+    ((1, 3), (2, 3)), ((2, 1), (2, 3)), ((2, 3), (2, 1, 2, 3))])
+def test_a_gradient_summed_to_fewer_dims_is_a_view_as_in_pytorch(
+        shape, expanded):
+    """PyTorch's sum_to sums keeping the dims, then views the sum without
+    the leading ones: the gradient autograd.grad returns is that view."""
+    def run(M):
+        x = M.ones(*shape, requires_grad=True) * 1
+        (g,) = M.autograd.grad(x.expand(*expanded).sum(), [x])
+        (b,) = M.autograd.grad((x + M.ones(*expanded)).sum(), [x])
+        return [(t.tolist(), None if t._base is None else tuple(t._base.shape))
+                for t in (g, b)]
+    assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("program", [
+    "y.t().add_(y)", "y.add_(y.t().t())", "y.copy_(y)", "z.add_(1)",
+    "y[...] = y", "w.add_(w[1:])"])
+def test_an_empty_tensor_overlaps_nothing(program):
+    """PyTorch's get_overlap_status: an empty tensor overlaps nothing, so
+    the shape's error comes first (toygrad called it a partial overlap)."""
+    def run(M):
+        y, z, w = M.zeros(1, 3)[1:], M.zeros(1, 0).expand(3, 0), M.zeros(1, 3)
+        try:
+            exec(program, {"y": y, "z": z, "w": w})
+            return "ok"
+        except RuntimeError as error:
+            return str(error)
+    assert run(toygrad) == run(torch)

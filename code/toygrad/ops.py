@@ -46,10 +46,12 @@ def unbroadcast(grad, shape):
     dims = tuple(range(lead)) + tuple(
         i for i in range(lead, len(have))
         if shape[i - lead] == 1 and have[i] != 1)
-    if not grad_mode.state.enabled and len(dims) == lead:
-        # Not recorded, and the same numbers in one step: the sum alone.
-        return Tensor(_sum(grad.data, dims, False))
-    if dims:
+    if dims and not grad_mode.state.enabled:
+        # Not recorded: the sum in one step, then (as PyTorch's) a view of
+        # it without the leading dims, which a gradient autograd.grad
+        # returns shows (its _base).
+        grad = Tensor(_sum(grad.data, dims, True))
+    elif dims:
         grad = Sum.apply(grad, dims, True)
     return View.apply(grad, shape) if lead else grad
 

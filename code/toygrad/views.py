@@ -372,8 +372,9 @@ _INTERNAL_OVERLAP = (
 def _overlaps_itself(array):
     """Whether two elements of ``array`` share memory (a stride 0 from
     ``expand``), as PyTorch's ``has_internal_overlap`` answers YES."""
-    return any(stride == 0 and size > 1
-               for stride, size in zip(array.strides, array.shape))
+    return array.size > 0 and any(
+        stride == 0 and size > 1
+        for stride, size in zip(array.strides, array.shape))
 
 
 def _writable(target, source, function):
@@ -411,8 +412,8 @@ def _refuse_order_dependent(target, source, result):
     exists, every order gives toygrad's result (the input read first), and
     the operation runs, as in PyTorch."""
     a, b = target.data, source.data
-    if (_dense(a) and _dense(b)) or _same_view(a, b) or (
-            not np.shares_memory(a, b)):
+    if (_dense(a) and _dense(b)) or _same_view(a, b) or not a.size or (
+            not b.size) or not np.shares_memory(a, b):
         return
     if a.itemsize != b.itemsize:
         raise NotImplementedError(_ORDER_MATTERS)
@@ -451,6 +452,8 @@ def _partly_overlap(a, b):
     PyTorch calls it too hard to tell and lets the operation run."""
     if _same_view(a, b):
         return False  # the very same view: full overlap, allowed
+    if not a.size or not b.size:
+        return False  # PyTorch: an empty tensor overlaps nothing
     a_start = a.__array_interface__["data"][0]
     b_start = b.__array_interface__["data"][0]
     if not (_dense(a) and _dense(b)):

@@ -16,7 +16,8 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import (
-    Function, SavedTensor, WrappedNumber, ZeroTangent, _refuse_inference)
+    Function, SavedTensor, WrappedNumber, ZeroTangent, _refuse_inference,
+    dual)
 from toygrad.autograd.graph import current_saved_tensors_hooks
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
@@ -46,14 +47,19 @@ def unbroadcast(grad, shape):
     dims = tuple(range(lead)) + tuple(
         i for i in range(lead, len(have))
         if shape[i - lead] == 1 and have[i] != 1)
-    if dims and not grad_mode.state.enabled:
-        # Not recorded: the sum in one step, then (as PyTorch's) a view of
-        # it without the leading dims, which a gradient autograd.grad
-        # returns shows (its _base).
-        grad = Tensor(_sum(grad.data, dims, True))
-    elif dims:
-        grad = Sum.apply(grad, dims, True)
-    return View.apply(grad, shape) if lead else grad
+    if grad_mode.state.enabled or dual.level >= 0:
+        if dims:
+            grad = Sum.apply(grad, dims, True)
+        return View.apply(grad, shape) if lead else grad
+    # Not recorded: the sum in one step, then (as PyTorch's) a view of it
+    # without the leading dims, which a gradient autograd.grad returns shows
+    # (its _base).
+    summed = Tensor(_sum(grad.data, dims, True))
+    if not lead:
+        return summed
+    ctx = View._backward_cls()
+    ctx.shape, ctx.new_shape = summed.shape, shape
+    return views.untracked(View, summed, View.take(ctx, summed.data), ctx)
 
 
 # Checking and preparing arguments, as PyTorch does before it computes.
@@ -1655,7 +1661,9 @@ class T(Function):
         # A view of grad, as PyTorch's grad.t(): it may become a leaf's
         # .grad as it is (Tensor._can_steal), sharing grad's memory and
         # version counter.
-        return T.apply(grad)
+        if grad_mode.state.enabled or dual.level >= 0:
+            return T.apply(grad)
+        return views.untracked(T, grad, grad.data.T)
 
     jvp = linear_in(0)
 

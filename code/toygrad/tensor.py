@@ -398,9 +398,12 @@ class Tensor:
                 return ops.Clone.apply(grad)
             return Tensor(target).copy_(grad)
         if self._can_steal(grad):
-            # PyTorch stores grad.detach(): a view's memory and version
-            # counter, without its _base.
-            return grad if grad._base is None else grad._alias()
+            if grad._base is not None:
+                # PyTorch stores grad.detach(): a view's memory and version
+                # counter, without its _base. Nothing else holds grad, so
+                # it can become that detached tensor itself.
+                grad._base = grad._view = None
+            return grad
         # In the leaf's own memory layout, as PyTorch's AccumulateGrad does
         # ("obeys the layout contract"): an optimizer then updates the leaf
         # with its gradient element by element in memory order.

@@ -118,6 +118,17 @@ def track(ctx, source, outputs):
         out._view_version = counter[0]
 
 
+def untracked(function, source, array, ctx=None):
+    """What ``function.apply(source, ...)`` gives for a view operation
+    while nothing is recorded and no forward AD runs (a view's backward,
+    in the engine's hot path): the same view of ``source``, sharing its
+    memory and version counter, without apply's bookkeeping. ``ctx`` holds
+    what ``function.take`` reads."""
+    out = Tensor(array)
+    track(function._backward_cls() if ctx is None else ctx, source, out)
+    return out
+
+
 def take_view(view, array):
     """Take from ``array`` (shaped like the base) what ``view`` takes."""
     parent, ctx, output_nr, _, multi = view._view

@@ -152,12 +152,14 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
         yield node, grads_in, grads_out
         # Chapter 9: each gradient leaves grads_out as it moves on, as in
         # PyTorch, so that only ``received`` holds it (see add_gradient).
-        grads_in = None
-        if len(grads_out) > 1:  # (a tuple of one lets go of it below)
+        # (A copy: whoever watches the pass keeps what was yielded. A node
+        # that sent one gradient lets go of it below.)
+        grads_in, several = None, len(grads_out) > 1
+        if several:
             grads_out = list(grads_out)
         for index, (next_node, input_nr) in enumerate(node.next_functions):
             g = grads_out[index] if index < len(grads_out) else None
-            if g is not None and type(grads_out) is list:
+            if g is not None and several:
                 grads_out[index] = None
             if next_node is None or g is None or (
                     needed is not None and next_node not in needed

@@ -236,3 +236,18 @@ def test_an_empty_tensor_overlaps_nothing(program):
         except RuntimeError as error:
             return str(error)
     assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("program", [
+    "T(-0.) ** T(0.5)", "T([-0.]) ** T(0.5)", "T([-0., 0., 4.]) ** T([0.5])",
+    "T(-0., dtype=M.float64) ** T(0.5, dtype=M.float64)",
+    "T([[-0.], [4.]]) ** T(0.5)", "T(-0.) ** 0.5", "T([-0., 4.]) ** T(-0.5)",
+    "T([-0., 4.]) ** 0.5"])
+def test_minus_zero_to_a_tensor_power_of_a_half(program):
+    """A tensor exponent is std::pow in PyTorch (pow(-0.0, 0.5) is +0.0);
+    NumPy took the square root for one exponent of 0.5 (-0.0). A number
+    exponent is PyTorch's sqrt too (-0.0)."""
+    ours, theirs = (eval(program, {"T": M.tensor, "M": M})
+                    for M in (toygrad, torch))
+    assert np.array_equal(ours.data, theirs.numpy())
+    assert np.array_equal(np.signbit(ours.data), np.signbit(theirs.numpy()))

@@ -185,7 +185,7 @@ def stage_key(stage, root=None):
     html = root / "_build" / "html"
     parts = [tracked(root), *environment(), _settings(), f"stage {stage}"]
     if stage == "build-all":  # the site it leaves behind must still be there
-        parts.append(_names(html, root))
+        parts.append(_names(html, root))  # (kept as the build left it: stages.py)
     if stage in ("site-check", "binder-check"):
         parts.append(_tool_version("/usr/bin/chromium", "--version"))
     if stage == "site-check":

@@ -10,7 +10,8 @@ starts from a cache (executions from jupyter-cache, PDFs newer than the site, th
 environment already built); the table says "yes" or "no" ("-": the stage has no cache).
 ``--pass-key CMD``: a shell command that prints a content hash of everything the stage reads
 (scripts/passcache.py); when the stage passed before under the same key, COMMAND is not run
-and the table says "passed before, same inputs"; a pass records the key.
+and the table says "passed before, same inputs"; a pass records the key as the stage left its
+inputs (computed again after it ran: a build changes the site that a later key reads).
 A stage can also say itself what came from its cache ("12/14 pages cached"): it appends a
 line to the file named by ``$STAGE_NOTE`` (``passcache.note``), which the table shows.
 The record is ``_build/stages.tsv``, one line a stage, with when the stage began (seconds
@@ -65,14 +66,11 @@ def run(argv):
     if argv[:1] == ["--cached-if"]:
         condition, argv = argv[1], argv[2:]
         cached = "yes" if subprocess.run(condition, shell=True).returncode == 0 else "no"
-    key = None
+    key = key_command = None
     began = time.monotonic()  # the key's computation counts in the stage's seconds
     if argv[:1] == ["--pass-key"]:
-        done = subprocess.run(argv[1], shell=True, capture_output=True, text=True)
-        key = done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
-        if key is None:  # no key, no cache: the stage runs
-            print(f"{name}: no key ({done.stderr.strip()[-500:]}); running it", file=sys.stderr)
-        argv = argv[2:]
+        key_command, argv = argv[1], argv[2:]
+        key = _key(name, key_command)
     if argv[:1] != ["--"] or len(argv) < 2:
         sys.exit("usage: stages.py run NAME [--cached-if CMD] [--pass-key CMD] -- COMMAND...")
     command = argv[1:]
@@ -84,9 +82,22 @@ def run(argv):
     with tempfile.NamedTemporaryFile("r", prefix="stage-note-", suffix=".txt") as notes:
         code = _run(name, command, cached, began, notes)
     if code == 0 and key is not None:
-        store.put(name, key)
-        store.save()
+        # The key as the stage left its inputs (a build leaves the site the next run's key
+        # reads): the next run with nothing changed finds it.
+        after = _key(name, key_command)
+        if after is not None:
+            store.put(name, after)
+            store.save()
     return code
+
+
+def _key(name, command):
+    """The key a --pass-key command prints, or None (then the stage runs)."""
+    done = subprocess.run(command, shell=True, capture_output=True, text=True)
+    key = done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+    if key is None:  # no key, no cache: the stage runs
+        print(f"{name}: no key ({done.stderr.strip()[-500:]}); running it", file=sys.stderr)
+    return key
 
 
 def _run(name, command, cached, began, notes):

@@ -102,6 +102,26 @@ def test_a_stage_that_passed_is_not_run_again_with_the_same_key(tmp_path):
     assert ran.read_text().count("x") == 2
 
 
+def test_a_pass_is_kept_under_the_key_as_the_stage_left_its_inputs(tmp_path):
+    """A build writes the site that its key reads: the key is taken again after the stage
+    ran, so the next run, with nothing changed since, finds the pass."""
+    site, ran = tmp_path / "site", tmp_path / "ran"
+    env = {**os.environ, "STAGES_FILE": str(tmp_path / "stages.tsv"),
+           "PASS_CACHE_DIR": str(tmp_path / "cache")}
+
+    def build():
+        return subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "stages.py"), "run", "build-all",
+             "--pass-key", f"cat {site} 2>/dev/null || echo absent", "--", "sh", "-c",
+             f"echo built > {site}; echo x >> {ran}"],
+            env=env, capture_output=True, text=True)
+
+    assert build().returncode == 0 and build().returncode == 0
+    assert ran.read_text().count("x") == 1  # the second run found the first's pass
+    site.write_text("changed")
+    assert build().returncode == 0 and ran.read_text().count("x") == 2
+
+
 def test_a_stage_that_failed_is_run_again(tmp_path):
     ran = tmp_path / "ran"
     command = f"echo x >> {ran}; exit 3"

@@ -907,7 +907,7 @@ def _numpy_strides(array):
 
 
 def _refuse_negative_strides(array):
-    if any(stride < 0 for stride in array.strides):
+    if array.ndim and min(array.strides) < 0:
         raise ValueError(
             "At least one stride in the given numpy array is negative, and "
             "tensors with negative strides are not currently supported. (You "

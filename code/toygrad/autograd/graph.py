@@ -109,7 +109,10 @@ class AccumulateGrad(Node):
     next_functions = ()
 
     def __init__(self, variable):
-        super().__init__()
+        # Node.__init__'s work, set directly (one is made per leaf at each
+        # step of a training loop): _own_hooks is what _hooks sets.
+        self.sequence_nr = next_sequence_nr()
+        self._own_hooks = None
         self.variable = variable
 
     # Chapter 10: a leaf's own hooks (register_hook,

@@ -21,13 +21,9 @@ def linear(x, weight, bias=None):
     1-D bias are folded into rows for an ``addmm`` and unfolded after; the
     rest is a ``matmul`` followed by an in-place ``add_`` of the bias.
     """
-    for position, (name, value) in enumerate(
-            (("input", x), ("weight", weight), ("bias", bias)), 1):
-        if not isinstance(value, Tensor) and (value is not None
-                                              or name != "bias"):
-            raise TypeError(f"linear(): argument '{name}' (position "
-                            f"{position}) must be Tensor, not "
-                            f"{type(value).__name__}")
+    if not (isinstance(x, Tensor) and isinstance(weight, Tensor)
+            and (bias is None or isinstance(bias, Tensor))):
+        _refuse_linear_arguments(x, weight, bias)
     x_ndim = x.data.ndim
     if x_ndim == 0 or weight.data.ndim == 0:
         raise RuntimeError(
@@ -60,6 +56,18 @@ def linear(x, weight, bias=None):
     if bias is not None:
         out.add_(bias)
     return out
+
+
+def _refuse_linear_arguments(x, weight, bias):
+    """PyTorch's TypeError for the first argument of ``linear`` that is
+    not a tensor (the bias may be None)."""
+    for position, (name, value) in enumerate(
+            (("input", x), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(value, Tensor) and (value is not None
+                                              or name != "bias"):
+            raise TypeError(f"linear(): argument '{name}' (position "
+                            f"{position}) must be Tensor, not "
+                            f"{type(value).__name__}")
 
 
 def _check_linear(x, weight, bias):

@@ -99,6 +99,32 @@ def test_retain_grad_on_a_changed_no_grad_view_does_nothing():
     assert run(toygrad) == run(torch)
 
 
+@pytest.mark.parametrize("flag", [False, True])
+@pytest.mark.parametrize("how", ["requires_grad_", "setter"])
+def test_requires_grad_of_a_changed_no_grad_view(flag, how):
+    """PyTorch's requires_grad_ and requires_grad setter ask is_leaf() of
+    the node as stored: a view made under no_grad, changed in place since,
+    is a leaf to them (its node is not renewed, so no error), as the
+    random search found."""
+    def run(M):
+        with M.no_grad():
+            a = M.zeros((), dtype=M.float64).requires_grad_()
+            v = a.t()
+            v[()] *= 0.0 ** v
+            results = []
+            for step in (lambda: v.requires_grad_(flag) is v if how ==
+                         "requires_grad_" else setattr(v, "requires_grad",
+                                                       flag),
+                         lambda: v.requires_grad, lambda: v._version,
+                         lambda: a.requires_grad):
+                try:
+                    results.append(("ok", step()))
+                except RuntimeError as error:
+                    results.append(("error", str(error)))
+            return results
+    assert run(toygrad) == run(torch)
+
+
 # In-place writes whose input shares memory with the target. A 0-dim input
 # of x[key] = v is a fill_ (PyTorch's copy_to reads v.item() first), never
 # an overlap; where PyTorch calls the overlap too hard to check, toygrad

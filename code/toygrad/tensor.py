@@ -209,7 +209,9 @@ class Tensor:
             # THPVariable_set_requires_grad (python_variable.cpp) checks
             # PyBool_Check before anything else.
             raise RuntimeError("requires_grad must be a bool")
-        if self.grad_fn is not None:
+        # PyTorch's is_leaf() here: the node as it is (a view's is not
+        # renewed, so a view made under no_grad is a leaf to it).
+        if self._grad_fn is not None:
             message = "you can only change requires_grad flags of leaf " \
                 "variables."
             if not requires_grad:
@@ -240,7 +242,7 @@ class Tensor:
         if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients")
-        if requires_grad and self.grad_fn is not None:
+        if requires_grad and self._grad_fn is not None:  # as the setter
             return self  # a result requires grad already
         self.requires_grad = requires_grad
         return self

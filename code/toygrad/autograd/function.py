@@ -480,16 +480,18 @@ def _connect(ctx, inputs):
     # nodes it points to.
     edges, input_meta = [], []
     dead = False  # an input that requires grad but has no edge
-    for x in inputs:
+    for x, flag in zip(inputs, ctx.needs_input_grad):
         if isinstance(x, Tensor):
             if x._grad_fn is not None and x._view is None:  # the usual case
                 edges.append((x._grad_fn, x.output_nr))
             else:
                 if x._is_inference and x._requires_grad:  # chapter 10
                     _refuse_inference_leaf()
-                edges.append(x._gradient_edge())
-                dead = dead or edges[-1][0] is None
-            input_meta.append((x.data.shape, x.data.dtype))
+                edge = x._gradient_edge()
+                edges.append(edge)
+                dead = dead or flag and edge[0] is None
+            data = x.data
+            input_meta.append((data.shape, data.dtype))
         else:
             input_meta.append(None)
     ctx.next_functions, ctx._input_meta = tuple(edges), input_meta

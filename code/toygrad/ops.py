@@ -2534,12 +2534,16 @@ def _ones_column(rows, dtype):
     return ones
 
 
+def _rows(x, dim):
+    """Whether ``x`` is a batch of float rows, reduced along them."""
+    return x.ndim == 2 and dim == 1 and x.dtype.kind == "f"
+
+
 def _short_rows(x, dim):
     """Whether ``x`` is a batch of short rows (a few classes each), reduced
     along them: NumPy's reductions along short rows are slow (a loop per
     row), so log_softmax reduces them another way."""
-    return (x.ndim == 2 and dim == 1 and x.dtype.kind == "f"
-            and x.shape[1] <= 64)
+    return _rows(x, dim) and x.shape[1] <= 64
 
 
 def _row_max(x, dim):
@@ -2556,22 +2560,18 @@ def _row_max(x, dim):
 
 
 def _row_sum(x, dim):
-    """``x.sum(dim, keepdims=True)``; for short rows, a matrix-vector
-    product (see ``_log_softmax_backward``)."""
-    if _short_rows(x, dim):
+    """``x.sum(dim, keepdims=True)``. For a batch of rows, each row's sum
+    as a matrix-vector product, which NumPy's BLAS does several times
+    faster than its reduction over short rows (10 classes): the same sum,
+    rounded in another order."""
+    if _rows(x, dim):
         return x @ _ones_column(x.shape[1], x.dtype)
     return x.sum(axis=dim, keepdims=True)
 
 
 def _log_softmax_backward(grad, out, dim):
     """``grad - exp(out) * grad.sum(dim)`` for log_softmax's output ``out``."""
-    if grad.ndim == 2 and dim == 1 and grad.dtype.kind == "f":
-        # A batch of rows: each row's sum as a matrix-vector product, which
-        # NumPy's BLAS does several times faster than its reduction over
-        # short rows (10 classes). The same sum, rounded in another order.
-        total = grad @ _ones_column(grad.shape[1], grad.dtype)
-    else:
-        total = grad.sum(axis=dim, keepdims=True)
+    total = _row_sum(grad, dim)
     if (dim == grad.ndim - 1 or not grad.ndim) and (
             np.count_nonzero(total) != total.size):  # a row sums to zero
         # PyTorch's kernel for the last dim (and a 0-dim tensor) sums a row

@@ -417,7 +417,7 @@ class Tensor:
             np.copyto(private, grad.data)
         private = Tensor(private)
         private._is_inference = grad_mode.state.inference  # chapter 10
-        if views._dense(self.data) and min(self.data.strides, default=0) >= 0:
+        if views.tiles_memory(self.data):
             # PyTorch's clone_obey_contract: new_empty_strided, then copy_,
             # an in-place write (version 1); for a leaf that is not dense, a
             # contiguous clone (version 0).
@@ -429,7 +429,7 @@ class Tensor:
         its dims of size 1 too), or None where they do not tile memory
         (PyTorch's is_non_overlapping_and_dense is false)."""
         data = self.data
-        if not views._dense(data) or min(data.strides, default=0) < 0:
+        if not views.tiles_memory(data):
             return None
         return np.lib.stride_tricks.as_strided(
             np.empty(data.size, data.dtype), data.shape, data.strides)
@@ -470,7 +470,7 @@ class Tensor:
         if data.strides == own.strides and (
                 own.flags.c_contiguous or own.flags.f_contiguous):
             return True  # quickly: the usual case
-        if not views._dense(own) or min(own.strides, default=0) < 0:
+        if not views.tiles_memory(own):
             return data.flags.c_contiguous
         for size, stride, own_stride in zip(data.shape, data.strides,
                                             own.strides):
@@ -493,7 +493,7 @@ class Tensor:
                 or self._base is not None or self._requires_grad
                 or getrefcount(data) > 3  # self.data, data, the argument
                 or not data.flags.writeable
-                or not views._dense(data) or min(data.strides, default=0) < 0
+                or not views.tiles_memory(data)
                 or not _sole_owner_of_memory(data)
                 or not isinstance(grad, Tensor)
                 or grad.data.shape != data.shape

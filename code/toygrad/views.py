@@ -488,6 +488,13 @@ def _dense(array):
     return True
 
 
+def tiles_memory(array):
+    """PyTorch's ``is_non_overlapping_and_dense`` for a gradient or a
+    leaf: ``_dense``, and no stride running backwards (a NumPy array may
+    have one; a PyTorch tensor cannot, so it is not taken for dense)."""
+    return _dense(array) and min(array.strides, default=0) >= 0
+
+
 def _write(target, numbers):
     """Write ``numbers`` into ``target``'s memory.
 

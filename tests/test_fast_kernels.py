@@ -1,8 +1,8 @@
 """The faster kernels toygrad picks for a training step, checked beside
 PyTorch at the values where a kernel's order could show: a bias's gradient
 summed over a batch with a row of ones (``ops._sum_down``), and
-log_softmax's row maxima and sums over short rows (``ops._row_max``,
-``ops._row_sum``), with zeros of both signs, infinities, NaN and numbers
+log_softmax's row maxima over short rows and its row sums over any batch
+of rows (``ops._row_max``, ``ops._row_sum``), with zeros of both signs, infinities, NaN and numbers
 near the float32 limit, in the inputs and in the upstream gradients."""
 
 import numpy as np
@@ -58,6 +58,7 @@ def test_the_fast_paths_are_taken():
     x = np.zeros((256, 10), np.float32)
     assert ops._short_rows(x, 1) and not ops._short_rows(x, 0)
     assert not ops._short_rows(np.zeros((4, 100), np.float32), 1)
+    assert ops._rows(np.zeros((4, 100), np.float32), 1)  # sums: any width
     assert not ops._short_rows(x.astype(np.int64), 1)
 
 

@@ -277,3 +277,58 @@ def test_minus_zero_to_a_tensor_power_of_a_half(program):
                     for M in (toygrad, torch))
     assert np.array_equal(ours.data, theirs.numpy())
     assert np.array_equal(np.signbit(ours.data), np.signbit(theirs.numpy()))
+
+
+@pytest.mark.parametrize("operation", ["x @ w.t()", "F.linear(x, w)",
+                                       "x * w", "x / w", "x.max()"])
+def test_a_dead_edge_saves_nothing_before_a_failing_check(operation):
+    """A failing check comes after the node saved what PyTorch's formulas
+    need for the gradients it computes (should_compute_output): for a view
+    made under no_grad, whose edge leads nowhere, nothing, as for a
+    successful call (found by the random search, for F.linear)."""
+    def run(M):
+        x0 = M.tensor(0.0, dtype=M.float64, requires_grad=True)
+        with M.no_grad():
+            x = x0.unsqueeze(0)
+            if operation == "x.max()":
+                x = x0.reshape(1)[:0]  # empty: max() refuses
+        w = M.nn.Parameter(M.tensor([0.5, 0.0, 2.0], dtype=M.float64))
+        log = []
+        calls = {"x @ w.t()": lambda: x @ w.t(),
+                 "F.linear(x, w)": lambda: M.nn.functional.linear(x, w),
+                 "x * w": lambda: x * M.ones(2, 3, dtype=M.float64,
+                                             requires_grad=True),
+                 "x / w": lambda: x / M.ones(2, 3, dtype=M.float64,
+                                             requires_grad=True),
+                 "x.max()": lambda: x.max()}
+        with M.autograd.graph.saved_tensors_hooks(
+                lambda t: log.append(tuple(t.shape)) or t, lambda t: t):
+            try:
+                calls[operation]()
+                outcome = "ok"
+            except RuntimeError as error:
+                outcome = str(error).split(",")[0]
+        return outcome, log
+    assert run(toygrad) == run(torch)
+
+
+def test_a_second_hook_does_not_ask_for_a_changed_views_node():
+    """torch's register_hook asks for grad_fn only when the tensor has no
+    hooks yet: a second hook on a view made under no_grad, whose base was
+    changed in place since, is added without the view's error (found by
+    the random search)."""
+    def run(M):
+        x = M.tensor(0.0, dtype=M.float64, requires_grad=True)
+        with M.no_grad():
+            view = x.t()
+        results = [view.register_hook(lambda g: g) is not None]
+        with M.no_grad():
+            x -= 0.1
+        for step in (lambda: view.register_hook(lambda g: g) is not None,
+                     lambda: view.grad_fn):
+            try:
+                results.append(("ok", step()))
+            except RuntimeError as error:
+                results.append(("error", str(error)))
+        return results
+    assert run(toygrad) == run(torch)

@@ -232,24 +232,35 @@ def saved_before_checks(*saved):
             _refuse_inference(x)
 
 
+def computes_gradient(x):
+    """Whether a node computes a gradient for its input ``x``: PyTorch's
+    ``should_compute_output``, an edge that leads to a node. A view made
+    under no_grad of a tensor that requires grad requires grad too, but
+    its edge leads nowhere (as ``function._connect`` finds it). A node
+    guards a save with it where the tensor serves only some inputs'
+    gradients (PyTorch's generated code): a product's, not max's."""
+    return isinstance(x, Tensor) and (x.grad_fn is not None
+                                      or x._requires_grad)
+
+
 def saved_by_each_other(a, b):
     """``saved_before_checks`` for a product: ``a`` is saved for ``b``'s
     gradient, then ``b`` for ``a``'s (give them in the kernel's order)."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
-        saved_before_checks(a if b.requires_grad else None,
-                            b if a.requires_grad else None)
+        saved_before_checks(a if computes_gradient(b) else None,
+                            b if computes_gradient(a) else None)
 
 
 def saved_by_binary(function, a, b):
     """What the node of ``a op b`` saves, in PyTorch's order: mul saves
     each for the other's gradient, ``other`` first; div saves ``other``,
     then ``self`` for other's gradient; pow saves both."""
-    any_grad = a.requires_grad or b.requires_grad
+    a_grad, b_grad = computes_gradient(a), computes_gradient(b)
+    any_grad = a_grad or b_grad
     if function is Mul:
-        return (b if a.requires_grad else None,
-                a if b.requires_grad else None)
+        return (b if a_grad else None, a if b_grad else None)
     if function is Div:
-        return b if any_grad else None, a if b.requires_grad else None
+        return b if any_grad else None, a if b_grad else None
     if function is Pow:
         return (b, a) if any_grad else ()
     return ()

@@ -109,14 +109,16 @@ def register_hook(tensor, hook):
     if not tensor.requires_grad:
         raise RuntimeError(_NO_GRAD_HOOK)
     hooks = _tensor_hooks(tensor)
-    grad_fn = tensor.grad_fn
     if hooks.backward is None:
+        # As torch/_tensor.py's register_hook: grad_fn is asked for (and a
+        # view's renewed) only by the first hook; later ones join its dict.
+        grad_fn = tensor.grad_fn
         hooks.backward = OrderedDict()
         if grad_fn is not None:  # a leaf's are read by its AccumulateGrad
             _node_hooks(grad_fn).tensor_pre.append(
                 (hooks.backward, tensor.output_nr))
             hooks.node = grad_fn
-    elif grad_fn is not hooks.node:
+    elif tensor._grad_fn is not hooks.node:
         raise NotImplementedError(
             "toygrad does not support register_hook on a tensor whose "
             "grad_fn changed (an in-place operation) after its first hook")

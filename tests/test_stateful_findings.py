@@ -332,3 +332,24 @@ def test_a_second_hook_does_not_ask_for_a_changed_views_node():
                 results.append(("error", str(error)))
         return results
     assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("grad_on", [False, True])
+def test_the_node_of_a_changed_inference_mode_view_is_pytorchs_error(
+        grad_on):
+    """A view made in inference mode of a normal tensor, changed in place
+    there (through itself): asking for its node afterwards is PyTorch's
+    RuntimeError, word for word (found by the random search)."""
+    def run(M):
+        weight = M.nn.Linear(3, 2, bias=False, dtype=M.float64).weight
+        with M.set_grad_enabled(grad_on), M.inference_mode():
+            view = weight[0, 0]
+            view[()] *= view
+        results = []
+        for step in (lambda: view.is_leaf, lambda: view.grad_fn):
+            try:
+                results.append(("ok", step()))
+            except Exception as error:  # noqa: BLE001 - compared
+                results.append((type(error).__name__, str(error)))
+        return results
+    assert run(toygrad) == run(torch)

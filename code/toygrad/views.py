@@ -32,6 +32,8 @@ _NO_GRAD_PREFIX = "A view was created in no_grad mode and {} modified inplace"
 _OF_VIEW_PREFIX = ("Output {} of {} is a view of a view which was created in "
                    "no_grad mode and {} modified inplace")
 _WITH_GRAD = " with grad mode enabled."
+_INFERENCE_PREFIX = ("A view was created in inference mode and {} modified "
+                     "inplace in normal mode.")
 _VIEW_PREFIX = "Output {} of {} is a view and {} modified inplace."
 _NO_GRAD_WHY = (
     " Given that this use case is ambiguous and error-prone, it is "
@@ -39,6 +41,7 @@ _NO_GRAD_WHY = (
     "inplace either both inside the no_grad block (if you don't want the "
     "inplace to be tracked) or both outside (if you want the inplace to be "
     "tracked).")
+_INFERENCE_WHY = _NO_GRAD_WHY.replace("no_grad block", "inference_mode block")
 _MULTI_WHY = (
     " This view is the output of a function that returns multiple views. "
     "Such functions do not allow the output views to be modified inplace. "
@@ -75,7 +78,7 @@ def _refuse_rebase(view, changed):
     if meta is None:
         return
     if meta == INFERENCE:
-        raise NotImplementedError(_INFERENCE_VIEW)
+        raise RuntimeError(_INFERENCE_PREFIX.format(changed) + _INFERENCE_WHY)
     grad_fn = view._grad_fn
     if meta == NO_GRAD or grad_fn is None:
         message = (_NO_GRAD_PREFIX.format(changed) if grad_fn is None else

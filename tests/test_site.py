@@ -16,6 +16,7 @@ import functools
 import http.server
 import os
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -170,7 +171,11 @@ def _jobs(items):
 def visits(request, site_url, tmp_path_factory):
     jobs = _jobs(request.session.items)
     browsers = int(os.environ.get("SITE_CHECK_BROWSERS", "2"))
-    pool = Visits(jobs, site_url, lambda: tmp_path_factory.mktemp("chromium-profile"), browsers)
+    # The profiles' folder is made here, in this thread: tmp_path_factory is not thread-safe
+    # (two Chromium threads asking it first each made a base folder, and one then refused its
+    # own path: "chromium-profile is not a normalized and relative path").
+    profiles = tmp_path_factory.mktemp("chromium-profiles")
+    pool = Visits(jobs, site_url, lambda: Path(tempfile.mkdtemp(dir=profiles)), browsers)
     pool.jobs = {job[:2] if job[0] == "page" else job: job for job in jobs}
     yield pool
     pool.close()

@@ -27,7 +27,8 @@ def check_dtype(dtype):
     toygrad runs on bool, int64, float32 and float64 only; any other dtype
     would be computed with NumPy's rules, not PyTorch's, so it is refused.
     """
-    if isinstance(dtype, np.dtype) and dtype in _CATEGORY:  # quickly
+    if dtype is FLOAT32 or dtype is INT64 or dtype is FLOAT64 or (
+            dtype is BOOL):  # quickly: NumPy's own dtype objects
         return dtype
     dtype = np.dtype(dtype)
     if dtype not in _CATEGORY:

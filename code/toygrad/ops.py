@@ -44,9 +44,7 @@ def unbroadcast(grad, shape):
     if not shape:
         return SumAll.apply(grad)
     lead = len(have) - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        i for i in range(lead, len(have))
-        if shape[i - lead] == 1 and have[i] != 1)
+    dims = _summed_dims(have, tuple(shape))
     if grad_mode.state.enabled or dual.level >= 0:
         if dims:
             grad = Sum.apply(grad, dims, True)
@@ -60,6 +58,18 @@ def unbroadcast(grad, shape):
     ctx = View._backward_cls()
     ctx.shape, ctx.new_shape = summed.shape, shape
     return views.untracked(View, summed, View.take(ctx, summed.data), ctx)
+
+
+@functools.lru_cache(maxsize=256)
+def _summed_dims(have, shape):
+    """The dims of a gradient shaped ``have`` that are summed to get
+    ``shape``: the leading ones ``shape`` lacks, and those where it has
+    size 1. (Worked out once per pair of shapes: a training loop asks at
+    every step.)"""
+    lead = len(have) - len(shape)
+    return tuple(range(lead)) + tuple(
+        i for i in range(lead, len(have))
+        if shape[i - lead] == 1 and have[i] != 1)
 
 
 # Checking and preparing arguments, as PyTorch does before it computes.
@@ -2636,7 +2646,8 @@ class NllLoss(Function):
     node_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, log_probs, labels, reduction="mean", ignore_index=-100):
+    def forward(ctx, log_probs, labels, reduction="mean", ignore_index=-100,
+                every_label_a_class=False):
         # The labels tensor comes in a tuple, so that it gets no edge (as in
         # PyTorch), and is saved itself, as PyTorch saves it.
         (labels,) = labels
@@ -2644,11 +2655,12 @@ class NllLoss(Function):
         rows, taken = np.arange(len(target)), target
         classes = log_probs.data.shape[1]
         # Rows to ignore, unless none can be: ignore_index is not a class
-        # and every label is one (read as unsigned, a negative label is
-        # past the last class). One reduction, not a mask: this runs at
-        # every step of a training loop.
-        if (0 <= ignore_index < classes or not target.size
-                or target.view(np.uint64).max() >= classes):
+        # and every label is one (as nll_loss found; read as unsigned, a
+        # negative label is past the last class). One reduction, not a
+        # mask: this runs at every step of a training loop.
+        if (0 <= ignore_index < classes or not target.size or not (
+                every_label_a_class
+                or target.view(np.uint64).max() < classes)):
             kept = target != ignore_index
             if not kept.all():  # ignored rows count for nothing
                 rows = rows[kept]
@@ -2686,9 +2698,10 @@ class NllLoss(Function):
         if not grad_mode.state.enabled:  # not recorded: the numbers alone
             return Tensor(_nll_loss_backward(
                 grad.data, log_probs.shape, target.data,
-                total_weight.data, how)), None, None, None
-        return NllLossBackward.apply(grad, log_probs, (target,),
-                                     total_weight.data, how), None, None, None
+                total_weight.data, how)), None, None, None, None
+        return (NllLossBackward.apply(grad, log_probs, (target,),
+                                      total_weight.data, how),
+                None, None, None, None)
 
     jvp = linear_in(0)
 

@@ -161,12 +161,16 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
     # Read as unsigned, a negative label is past the last class: one
     # reduction finds any label out of bounds (NumPy would count a negative
     # one from the end); the rows ignored are looked at only then.
-    if labels.size and labels.view(np.uint64).max() >= classes:
+    every_label_a_class = not labels.size or (
+        np.maximum.reduce(labels.view(np.uint64)) < classes)
+    if not every_label_a_class:
         bad = ((labels < 0) | (labels >= classes)) & (labels != ignore_index)
         if bad.any():
             ops.saved_before_checks(*saved)
             raise IndexError(f"Target {labels[bad][0]} is out of bounds.")
-    return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index)
+    # The node need not look for ignored rows if there can be none.
+    return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index,
+                             every_label_a_class)
 
 
 def cross_entropy(logits, target, ignore_index=-100, reduction="mean",

@@ -44,7 +44,9 @@ def unbroadcast(grad, shape):
     if not shape:
         return SumAll.apply(grad)
     lead = len(have) - len(shape)
-    dims = _summed_dims(have, tuple(shape))
+    dims = tuple(range(lead)) + tuple(
+        i for i in range(lead, len(have))
+        if shape[i - lead] == 1 and have[i] != 1)
     if grad_mode.state.enabled or dual.level >= 0:
         if dims:
             grad = Sum.apply(grad, dims, True)
@@ -58,18 +60,6 @@ def unbroadcast(grad, shape):
     ctx = View._backward_cls()
     ctx.shape, ctx.new_shape = summed.shape, shape
     return views.untracked(View, summed, View.take(ctx, summed.data), ctx)
-
-
-@functools.lru_cache(maxsize=256)
-def _summed_dims(have, shape):
-    """The dims of a gradient shaped ``have`` that are summed to get
-    ``shape``: the leading ones ``shape`` lacks, and those where it has
-    size 1. (Worked out once per pair of shapes: a training loop asks at
-    every step.)"""
-    lead = len(have) - len(shape)
-    return tuple(range(lead)) + tuple(
-        i for i in range(lead, len(have))
-        if shape[i - lead] == 1 and have[i] != 1)
 
 
 # Checking and preparing arguments, as PyTorch does before it computes.

@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT / "_ext"))
 import binder_launch  # noqa: E402
 import binder_notebooks  # noqa: E402
 import binder_sim  # noqa: E402
+import passcache  # noqa: E402
 
 
 def pins(path):
@@ -298,3 +299,37 @@ def test_chapter_runs_on_binder(binder_report, chapter):
     assert result["ok"], result["error"]
     assert result["seconds"] < binder_sim.SECONDS_BUDGET, "over the time budget on one CPU"
     assert result["peak_mb"] < binder_sim.MEMORY_BUDGET_MB, "over the memory budget"
+
+
+def _notebook(code):
+    return json.dumps({"cells": [{"cell_type": "code", "source": code}]})
+
+
+def test_a_chapter_is_run_again_when_what_it_reads_changes(tmp_path, monkeypatch):
+    # Issue 25: the Binder simulation reuses a chapter's passing run while its key holds.
+    monkeypatch.setattr(binder_sim, "REPO", tmp_path)
+    files = {"code/toygrad/ops.py": "x = 1\n", "chapters/a.md": "# A\n", "chapters/b.md": "# B\n",
+             "notebooks/a.ipynb": _notebook("import toygrad"),
+             "notebooks/b.ipynb": _notebook("print(1)"),
+             "notebooks/toc.ipynb": _notebook("open('../_toc.yml')")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    names = ["a", "b", "toc"]
+    before = binder_sim.chapter_keys(names)
+    assert len(set(before.values())) == 3
+
+    def keys():
+        passcache._file_digests.clear()  # memoised for one run; here files change
+        return binder_sim.chapter_keys(names)
+
+    def changed(name, text):
+        (tmp_path / name).write_text(text)
+        after = keys()
+        (tmp_path / name).write_text(files[name])
+        assert keys() == before  # contents, not times
+        return {chapter for chapter in names if after[chapter] != before[chapter]}
+
+    assert changed("notebooks/a.ipynb", _notebook("import toygrad  # edited")) == {"a", "toc"}
+    assert changed("chapters/b.md", "# B, edited\n") == {"toc"}  # b runs its notebook
+    assert changed("code/toygrad/ops.py", "x = 2\n") == {"a", "b", "toc"}

@@ -177,7 +177,7 @@ def run_chapter_tests(marker):
 
 
 # What a chapter's run reads from the repository copy besides its own notebook: everything
-# but the chapters' sources and the other notebooks (issue 25: a change to one chapter runs
+# but the chapters' sources (chapters/*.md) and the other notebooks (issue 25: a change to one chapter runs
 # that chapter again, and a change to the code, the data or the environment runs them all).
 # A notebook whose code cells name the book's pages or scripts (a chapter's file, _toc.yml,
 # scripts/) may read the other chapters: its key has them all.
@@ -197,10 +197,14 @@ def chapter_keys(names):
     import passcache
 
     everything = passcache.files(REPO, root=REPO)
-    pages = [(name, path) for name, path in everything
-             if name.startswith(("chapters/", "notebooks/"))]
-    rest = [(name, path) for name, path in everything
-            if not name.startswith(("chapters/", "notebooks/"))]
+
+    def page(name):  # a chapter's source or its notebook (not a figure beside them)
+        folder, _, file = name.partition("/")
+        return "/" not in file and (folder, Path(file).suffix) in (
+            ("chapters", ".md"), ("notebooks", ".ipynb"))
+
+    pages = [(name, path) for name, path in everything if page(name)]
+    rest = [(name, path) for name, path in everything if not page(name)]
     common = [rest, passcache.files(Path(__file__)), env_key(), PYTHON,
               f"budgets {SECONDS_BUDGET} s {MEMORY_BUDGET_MB} MB"]
     keys = {}

@@ -311,7 +311,8 @@ def test_a_chapter_is_run_again_when_what_it_reads_changes(tmp_path, monkeypatch
     files = {"code/toygrad/ops.py": "x = 1\n", "chapters/a.md": "# A\n", "chapters/b.md": "# B\n",
              "notebooks/a.ipynb": _notebook("import toygrad"),
              "notebooks/b.ipynb": _notebook("print(1)"),
-             "notebooks/toc.ipynb": _notebook("open('../_toc.yml')")}
+             "notebooks/toc.ipynb": _notebook("open('../_toc.yml')"),
+             "notebooks/figure.txt": "data a notebook may read\n"}
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -333,3 +334,4 @@ def test_a_chapter_is_run_again_when_what_it_reads_changes(tmp_path, monkeypatch
     assert changed("notebooks/a.ipynb", _notebook("import toygrad  # edited")) == {"a", "toc"}
     assert changed("chapters/b.md", "# B, edited\n") == {"toc"}  # b runs its notebook
     assert changed("code/toygrad/ops.py", "x = 2\n") == {"a", "b", "toc"}
+    assert changed("notebooks/figure.txt", "other data\n") == {"a", "b", "toc"}

@@ -14,6 +14,7 @@ Needs a built site (``make book``) and Debian's ``chromium`` and ``chromium-driv
 
 import functools
 import http.server
+import json
 import os
 import sys
 import tempfile
@@ -32,6 +33,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import chromium as headless  # noqa: E402  (scripts/chromium.py)
+import passcache  # noqa: E402  (scripts/passcache.py)
 from book_pdf import toc_pages  # noqa: E402  (the pages in _toc.yml, root first)
 # BOOK_HTML points the check at another build (an older one, to see what it catches).
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
@@ -91,20 +93,25 @@ class Observed(dict):
 
 
 class Visits:
-    """The visits the selected tests need, run in order by a pool of Chromiums."""
+    """The visits the selected tests need, run in order by a pool of Chromiums; a visit
+    whose page and everything it loads are byte for byte as when it was last made, by the
+    same browser and the same visiting code, in a run that passed, is not made again: what
+    it saw then is given to the tests (``saved``; see visit_key), which assert on it anew."""
 
-    def __init__(self, jobs, site_url, profiles, browsers):
+    def __init__(self, jobs, site_url, profiles, browsers, saved=None):
         import concurrent.futures
 
         self.site_url = site_url
+        self.saved = saved or {}
         self.futures = {}
         self.drivers = []
         self.lock = threading.Lock()
         self.local = threading.local()
         self.profiles = profiles
-        self.pool = concurrent.futures.ThreadPoolExecutor(max(1, min(browsers, len(jobs) or 1)),
-                                                          thread_name_prefix="chromium")
-        for job in jobs:  # first come, first served: the order the tests ask in
+        to_make = [job for job in jobs if job not in self.saved]
+        self.pool = concurrent.futures.ThreadPoolExecutor(
+            max(1, min(browsers, len(to_make) or 1)), thread_name_prefix="chromium")
+        for job in to_make:  # first come, first served: the order the tests ask in
             self.futures[job] = self.pool.submit(self._run, job)
 
     def driver(self):
@@ -133,7 +140,13 @@ class Visits:
         return observed
 
     def get(self, job):
-        return self.futures[job].result()
+        if job in self.saved:
+            return self.saved[job]
+        observed = self.futures[job].result()
+        kept = plain(observed)
+        # What the tests see is what a saved visit would give them (JSON's lists and
+        # dicts), so a test cannot pass on a fresh visit and fail on its saved copy.
+        return observed if kept is None else revive(json.loads(json.dumps(kept)))
 
     def close(self):
         for future in self.futures.values():
@@ -167,18 +180,88 @@ def _jobs(items):
     return [job + (frozenset(parts[job]),) if job[0] == "page" else job for job in order]
 
 
+def plain(observed):
+    """What a visit saw, as JSON can keep it; None if the visit, or a part of it, stopped on
+    an error (such a visit is never saved)."""
+    if observed.error is not None:
+        return None
+    kept = {}
+    for key, value in observed.items():
+        if isinstance(value, Observed):
+            value = plain(value)
+            if value is None:
+                return None
+            value = {"observed": value}
+        kept[key] = value
+    return kept
+
+
+def revive(kept):
+    observed = Observed()
+    for key, value in kept.items():
+        if isinstance(value, dict) and set(value) == {"observed"}:
+            value = revive(value["observed"])
+        observed[key] = value
+    return observed
+
+
+@functools.lru_cache(maxsize=1)
+def _visit_inputs():
+    """What every visit depends on besides its page: the site's files that are not pages
+    (stylesheets, scripts, fonts, images; not _sources/ nor the search index, which no
+    page loads but search.html), the visiting code, the browser, the environment."""
+    assets = [(name, path) for name, path in passcache.files(HTML, root=HTML)
+              if not name.endswith(".html") and not name.startswith("_sources/")
+              and name != "searchindex.js"]
+    code = passcache.files(Path(__file__), Path(__file__).with_name("site_survey.js"),
+                           ROOT / "scripts" / "chromium.py")
+    return [assets, code, *passcache.environment(),
+            passcache._tool_version("/usr/bin/chromium", "--version")]
+
+
+def job_name(job):
+    """A visit's name, the same in every process (a frozenset's order is not)."""
+    if job[0] == "page":
+        return " ".join(["page", job[1], *sorted(job[2])])
+    return " ".join(job)
+
+
+def visit_key(job):
+    """The content hash of what one visit sees: its page's HTML and _visit_inputs()."""
+    page = HTML / f"{job[1]}.html"
+    return passcache.digest(*_visit_inputs(), passcache.files(page, root=HTML), job_name(job))
+
+
 @pytest.fixture(scope="module")
 def visits(request, site_url, tmp_path_factory):
     jobs = _jobs(request.session.items)
     browsers = int(os.environ.get("SITE_CHECK_BROWSERS", "2"))
+    store = passcache.Store("site-visits")
+    keys = {job: visit_key(job) for job in jobs}
+    saved = {}
+    for job in jobs:
+        kept = store.get(job_name(job), keys[job])
+        if kept is not None:
+            saved[job] = revive(kept)
+    passcache.note(f"{len(jobs) - len(saved)}/{len(jobs)} visits made")
     # The profiles' folder is made here, in this thread: tmp_path_factory is not thread-safe
     # (two Chromium threads asking it first each made a base folder, and one then refused its
     # own path: "chromium-profile is not a normalized and relative path").
     profiles = tmp_path_factory.mktemp("chromium-profiles")
-    pool = Visits(jobs, site_url, lambda: Path(tempfile.mkdtemp(dir=profiles)), browsers)
+    pool = Visits(jobs, site_url, lambda: Path(tempfile.mkdtemp(dir=profiles)), browsers,
+                  saved)
     pool.jobs = {job[:2] if job[0] == "page" else job: job for job in jobs}
+    failed_before = request.session.testsfailed
     yield pool
     pool.close()
+    # Only a run in which every test of this module passed saves its visits.
+    if request.session.testsfailed == failed_before and not request.session.shouldfail:
+        for job, future in pool.futures.items():
+            if future.done() and not future.cancelled():
+                kept = plain(future.result())
+                if kept is not None:
+                    store.put(job_name(job), keys[job], kept)
+        store.save()
 
 
 @pytest.fixture

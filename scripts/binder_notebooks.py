@@ -345,6 +345,10 @@ def build(root, out_dir):
         converter = Converter(root, relpath, number, labels)
         notebook = converter.convert()
         path = out_dir / (Path(relpath).stem + ".ipynb")
+        # Cell ids by position, not nbformat's random ones: the same chapter gives the same
+        # notebook, byte for byte (the Binder simulation reuses a run by its content hash).
+        for index, cell in enumerate(notebook.cells):
+            cell["id"] = f"cell-{index}"
         nbformat.validate(notebook)
         nbformat.write(notebook, path)
         written.append(path)

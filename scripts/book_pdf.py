@@ -138,12 +138,25 @@ NOT_LOADED = ("searchindex.js", "objects.inv", ".buildinfo", "_sources/", "_down
 
 
 def assets(html=None):
-    """[(name, path)] of every file of the site but the pages (.html) and NOT_LOADED: what a
-    page can load (stylesheets, scripts, fonts, images). Every page's key includes them all."""
+    """[(name, path)] of every file of the site but the pages (.html), NOT_LOADED and the
+    figures in _images/: what every page can load (stylesheets, scripts, fonts). Every page's
+    key includes them all, and the figures it names itself (page_images)."""
     html = html or HTML
     return [(name, path) for name, path in passcache.files(html, root=html)
             if not name.endswith(".html") and not name.endswith(".ipynb")
+            and not name.startswith("_images/")
             and not any(name == n or name.startswith(n) for n in NOT_LOADED)]
+
+
+_IMAGE = re.compile(r"_images/([^\"'\s()?#<>]+)")
+
+
+def page_images(page, html=None):
+    """[(name, path)] of the files of _images/ that a page names (its figures; a chapter's
+    figures change when its code is executed again, and only that chapter's pages change)."""
+    html = html or HTML
+    names = sorted(set(_IMAGE.findall((html / f"{page}.html").read_text(errors="replace"))))
+    return [(f"_images/{name}", html / "_images" / name) for name in names]
 
 
 def inputs_key(html=None):
@@ -157,7 +170,8 @@ def inputs_key(html=None):
 def page_key(page, shared, html=None):
     """Content hash of what printing one page reads: its HTML and the shared inputs."""
     html = html or HTML
-    return passcache.digest(shared, page, passcache.files(html / f"{page}.html", root=html))
+    return passcache.digest(shared, page, passcache.files(html / f"{page}.html", root=html),
+                            page_images(page, html))
 
 
 def book_key(html=None):

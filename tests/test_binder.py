@@ -335,3 +335,11 @@ def test_a_chapter_is_run_again_when_what_it_reads_changes(tmp_path, monkeypatch
     assert changed("chapters/b.md", "# B, edited\n") == {"toc"}  # b runs its notebook
     assert changed("code/toygrad/ops.py", "x = 2\n") == {"a", "b", "toc"}
     assert changed("notebooks/figure.txt", "other data\n") == {"a", "b", "toc"}
+
+
+def test_notebooks_are_the_same_each_time_they_are_made(student_notebooks):
+    # nbformat gives each new cell a random id; the Binder simulation keys a chapter's run
+    # on its notebook's bytes, so the ids are the cells' positions.
+    for name, notebook in student_notebooks.items():
+        assert [cell["id"] for cell in notebook["cells"]] == [
+            f"cell-{index}" for index in range(len(notebook["cells"]))], name

@@ -142,6 +142,7 @@ def site(tmp_path):
     html = tmp_path / "html"
     for page in ("index", "chapters/a", "chapters/b"):
         write(html / f"{page}.html", f"<p>{page}</p>")
+    write(html / "chapters" / "b.html", '<p>b</p><img src="../_images/fig.svg">')
     write(html / "_static" / "book.css", "p {}")
     write(html / "_images" / "fig.svg", "<svg/>")
     write(html / "searchindex.js", "index")
@@ -155,17 +156,19 @@ def pdf_keys(html):
             for page in ("index", "chapters/a", "chapters/b")}
 
 
-def test_a_page_s_print_key_changes_with_its_html_and_with_what_every_page_loads(tmp_path):
+def test_a_page_s_print_key_changes_with_its_html_its_figures_and_what_every_page_loads(
+        tmp_path):
     html = site(tmp_path)
     before = pdf_keys(html)
     write(html / "chapters" / "a.html", "<p>changed</p>")
     after = pdf_keys(html)
     assert [page for page in before if before[page] != after[page]] == ["chapters/a"]
-    for shared_file in ("_static/book.css", "_images/fig.svg"):
-        write(html / shared_file, "changed " + shared_file)
-        changed = pdf_keys(html)
-        assert all(changed[page] != after[page] for page in after), shared_file
-        after = changed
+    write(html / "_static/book.css", "changed")  # every page loads it
+    changed = pdf_keys(html)
+    assert all(changed[page] != after[page] for page in after)
+    write(html / "_images/fig.svg", "<svg>changed</svg>")  # only b shows it
+    again = pdf_keys(html)
+    assert [page for page in again if again[page] != changed[page]] == ["chapters/b"]
 
 
 def test_files_no_page_loads_are_not_in_any_key(tmp_path):

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import chromium as headless  # noqa: E402  (scripts/chromium.py)
 import passcache  # noqa: E402  (scripts/passcache.py)
+import book_pdf  # noqa: E402  (scripts/book_pdf.py: which files a page loads)
 from book_pdf import toc_pages  # noqa: E402  (the pages in _toc.yml, root first)
 # BOOK_HTML points the check at another build (an older one, to see what it catches).
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
@@ -207,15 +208,12 @@ def revive(kept):
 
 @functools.lru_cache(maxsize=1)
 def _visit_inputs():
-    """What every visit depends on besides its page: the site's files that are not pages
-    (stylesheets, scripts, fonts, images; not _sources/ nor the search index, which no
-    page loads but search.html), the visiting code, the browser, the environment."""
-    assets = [(name, path) for name, path in passcache.files(HTML, root=HTML)
-              if not name.endswith(".html") and not name.startswith("_sources/")
-              and name != "searchindex.js"]
+    """What every visit depends on besides its page: the files every page can load
+    (book_pdf.assets: stylesheets, scripts, fonts; not the figures, each page's own), the
+    visiting code, the browser, the environment."""
     code = passcache.files(Path(__file__), Path(__file__).with_name("site_survey.js"),
                            ROOT / "scripts" / "chromium.py")
-    return [assets, code, *passcache.environment(),
+    return [book_pdf.assets(HTML), code, *passcache.environment(),
             passcache._tool_version("/usr/bin/chromium", "--version")]
 
 
@@ -227,9 +225,11 @@ def job_name(job):
 
 
 def visit_key(job):
-    """The content hash of what one visit sees: its page's HTML and _visit_inputs()."""
+    """The content hash of what one visit sees: its page's HTML, the figures it names, and
+    _visit_inputs()."""
     page = HTML / f"{job[1]}.html"
-    return passcache.digest(*_visit_inputs(), passcache.files(page, root=HTML), job_name(job))
+    return passcache.digest(*_visit_inputs(), passcache.files(page, root=HTML),
+                            book_pdf.page_images(job[1], HTML), job_name(job))
 
 
 @pytest.fixture(scope="module")

@@ -33,10 +33,23 @@ def _key(request, *pages):
                             *passcache.environment(), request.node.nodeid)
 
 
+_ASKED = {"asked": 0, "reused": 0}
+
+
 def passed_before(request, *pages):
     """Whether this test passed before on the same inputs (then it is not run again)."""
     request.node.stash[_KEY] = key = _key(request, *pages)
-    return _STORE.get(request.node.nodeid, key) is not None
+    reused = _STORE.get(request.node.nodeid, key) is not None
+    _ASKED["asked"] += 1
+    _ASKED["reused"] += reused
+    return reused
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _say_what_was_reused():
+    yield
+    if _ASKED["asked"]:  # for the stage table (one line per pytest-xdist worker)
+        passcache.note(f"{_ASKED['reused']}/{_ASKED['asked']} checks passed before")
 
 
 def passes(request):

@@ -20,6 +20,17 @@ import torch
 import toygrad
 
 
+def outcomes(*steps):
+    """Each step's result, or its RuntimeError's message: what is compared."""
+    results = []
+    for step in steps:
+        try:
+            results.append(("ok", step()))
+        except RuntimeError as error:
+            results.append(("error", str(error)))
+    return results
+
+
 def no_grad_view(M, take):
     a = M.zeros(3, 3, dtype=M.float64).requires_grad_()
     with M.no_grad():
@@ -86,14 +97,8 @@ def test_retain_grad_on_a_changed_no_grad_view_does_nothing():
             a = M.zeros(3, 3, dtype=M.float64).requires_grad_()
             v = a[0, ..., 0]
             v[()] *= v
-            results = []
-            for step in (lambda: v.retain_grad(), lambda: v.retains_grad,
-                         lambda: v.requires_grad, lambda: v.grad_fn):
-                try:
-                    results.append(("ok", step()))
-                except RuntimeError as error:
-                    results.append(("error", str(error)))
-            return results
+            return outcomes(lambda: v.retain_grad(), lambda: v.retains_grad,
+                            lambda: v.requires_grad, lambda: v.grad_fn)
         finally:
             M.set_grad_enabled(True)
     assert run(toygrad) == run(torch)
@@ -111,17 +116,11 @@ def test_requires_grad_of_a_changed_no_grad_view(flag, how):
             a = M.zeros((), dtype=M.float64).requires_grad_()
             v = a.t()
             v[()] *= 0.0 ** v
-            results = []
-            for step in (lambda: v.requires_grad_(flag) is v if how ==
-                         "requires_grad_" else setattr(v, "requires_grad",
-                                                       flag),
-                         lambda: v.requires_grad, lambda: v._version,
-                         lambda: a.requires_grad):
-                try:
-                    results.append(("ok", step()))
-                except RuntimeError as error:
-                    results.append(("error", str(error)))
-            return results
+            return outcomes(lambda: v.requires_grad_(flag) is v if how ==
+                            "requires_grad_" else setattr(v, "requires_grad",
+                                                          flag),
+                            lambda: v.requires_grad, lambda: v._version,
+                            lambda: a.requires_grad)
     assert run(toygrad) == run(torch)
 
 
@@ -324,13 +323,9 @@ def test_a_second_hook_does_not_ask_for_a_changed_views_node():
         results = [view.register_hook(lambda g: g) is not None]
         with M.no_grad():
             x -= 0.1
-        for step in (lambda: view.register_hook(lambda g: g) is not None,
-                     lambda: view.grad_fn):
-            try:
-                results.append(("ok", step()))
-            except RuntimeError as error:
-                results.append(("error", str(error)))
-        return results
+        return results + outcomes(
+            lambda: view.register_hook(lambda g: g) is not None,
+            lambda: view.grad_fn)
     assert run(toygrad) == run(torch)
 
 

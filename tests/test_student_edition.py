@@ -4,6 +4,7 @@ Slow (each check runs pytest on a copy of the code in a fresh process), so selec
 ``-m instructor`` (``make instructor-check``, part of ``make test``).
 """
 
+import ast
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from chapters import files_up_to
+from conftest import _chapter
 
 pytestmark = pytest.mark.instructor
 
@@ -84,10 +86,50 @@ BOOK_CHAPTERS = sorted({int(number) for number in re.findall(
     r"chapters/ch(\d\d)_", (ROOT / "_toc.yml").read_text())} - {1})
 
 
+# A string in a test module that is a path to the book's pages (the chapters/ folder, a .md
+# file, _toc.yml, or a part of one in an f-string): the module may read them. Prose in
+# docstrings and messages does not count.
+_NAMES_PAGES = re.compile(r"[\w./-]*(?:(?:^|/)chapters(?:/[\w./-]*)?|\.md|_toc\.yml)")
+
+
+def names_pages(path):
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return any(isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and id(node) not in docstrings and _NAMES_PAGES.fullmatch(node.value)
+               for node in ast.walk(tree))
+
+
+def pages_a_cut_reads(chapter):
+    """The pages a cut's tests may read: all of them if a module its run collects (as the
+    conftest collects them: those whose chapters' files the cut has) or a helper module of
+    the tests names them; else none, so a change to a page runs only the cuts it can reach."""
+    have = set(files_up_to(chapter))
+    modules = [path for path in (ROOT / "tests").glob("*.py")
+               if not path.name.startswith("test_")
+               or set(files_up_to(_chapter(path))) <= have]
+    if any(names_pages(path) for path in modules):
+        return "chapters", "_toc.yml"
+    return ()
+
+
+def test_a_cut_is_keyed_on_the_pages_only_where_its_tests_can_read_them(tmp_path):
+    reads = tmp_path / "test_reads.py"
+    reads.write_text('"""Docstring: chapters/ch04_backward.md."""\n'
+                     'PAGE = ROOT / "chapters" / f"{name}.md"\n')
+    prose = tmp_path / "test_prose.py"
+    prose.write_text('"""The tests of chapters 3 to 6 (chapters/ch03_recording.md)."""\n'
+                     'WHY = "a NumPy array (design notes), as in the chapters"\n')
+    assert names_pages(reads) and not names_pages(prose)
+    assert names_pages(ROOT / "tests" / "test_claims.py")  # chapter 9's tests read pages
+    assert pages_a_cut_reads(2) == ()
+    assert pages_a_cut_reads(9) == ("chapters", "_toc.yml")
+
+
 @pytest.mark.parametrize("chapter", BOOK_CHAPTERS)
 def test_a_package_cut_after_a_chapter_imports_and_passes_that_chapter_s_tests(
         chapter, tmp_path, request):
-    if passed_before(request, "chapters", "_toc.yml"):  # some chapters' tests read pages
+    if passed_before(request, *pages_a_cut_reads(chapter)):
         return
     code = cut(chapter, tmp_path)
     where = run(["-c", "import toygrad; print(toygrad.__file__)"], code)

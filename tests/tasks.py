@@ -66,7 +66,7 @@ TASKS = [
     Task("8.1", "the fixed ScipyConv2d's backward", "toygrad/examples/scipy_conv.py",
          "conv2d_backward", "ch08-fixed"),
     Task("8.2", "convolution's backward for batches and channels",
-         "toygrad/examples/scipy_conv.py", "conv2d_batched_backward", "ch08-batched"),
+         "toygrad/nn/conv.py", "conv2d_batched_backward", "ch08-batched"),
     Task("10.1", "the engine runs a node's hooks in PyTorch's order",
          "toygrad/autograd/hooks.py", "call_function", "ch10-order",
          depends=("4.2", "5.1", "6.1")),

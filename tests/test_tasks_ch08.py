@@ -6,7 +6,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from toygrad.examples.scipy_conv import conv2d_backward, conv2d_batched_backward
+from toygrad.examples.scipy_conv import conv2d_backward
+from toygrad.nn.conv import conv2d_batched_backward
 
 pytestmark = pytest.mark.ch08
 

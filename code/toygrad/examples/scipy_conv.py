@@ -1,8 +1,9 @@
 """The seed's ``ScipyConv2d``, fixed: SciPy does the arithmetic.
 
-The kernels below are plain NumPy/SciPy functions, shared by the PyTorch
-Functions in ``scipy_conv_torch`` and by the toygrad Function here, so the two
-engines run the very same numbers. "Convolution" in deep learning is a valid
+The kernels below (and those for batches and channels, in ``toygrad.nn.conv``)
+are plain NumPy/SciPy functions, shared by the PyTorch Functions in
+``scipy_conv_torch`` and by the toygrad Function here, so the two engines run
+the very same numbers. "Convolution" in deep learning is a valid
 cross-correlation: ``out[i, j] = sum_pq x[i + p, j + q] w[p, q]``.
 """
 
@@ -31,34 +32,6 @@ def conv2d_backward(grad, x, w):
     grad_x = convolve2d(grad, w, mode="full")
     grad_w = correlate2d(x, grad, mode="valid")
     grad_b = grad.sum()
-    return grad_x, grad_w, grad_b
-
-
-def conv2d_batched_forward(x, w, b):
-    """``x`` (N, C_in, H, W), ``w`` (C_out, C_in, kH, kW), ``b`` (C_out,)."""
-    n, c_in = x.shape[:2]
-    c_out = w.shape[0]
-    height, width = x.shape[2] - w.shape[2] + 1, x.shape[3] - w.shape[3] + 1
-    out = np.empty((n, c_out, height, width), dtype=np.result_type(x, w))
-    for i in range(n):
-        for o in range(c_out):
-            out[i, o] = b[o] + sum(correlate2d(x[i, c], w[o, c], mode="valid")
-                                   for c in range(c_in))
-    return out
-
-
-# Task 8.2: convolution's backward for batches and channels
-def conv2d_batched_backward(grad, x, w):
-    """The gradients of ``conv2d_batched_forward`` for ``x``, ``w``, ``b``."""
-    n, c_in = x.shape[:2]
-    c_out = w.shape[0]
-    grad_x, grad_w = np.zeros_like(x), np.zeros_like(w)
-    for i in range(n):
-        for o in range(c_out):
-            for c in range(c_in):
-                grad_x[i, c] += convolve2d(grad[i, o], w[o, c], mode="full")
-                grad_w[o, c] += correlate2d(x[i, c], grad[i, o], mode="valid")
-    grad_b = grad.sum(axis=(0, 2, 3))
     return grad_x, grad_w, grad_b
 
 

@@ -11,9 +11,8 @@ dtype, and a bias. The SciPy kernels are shared with toygrad's version
 import torch
 from torch.autograd.function import once_differentiable
 
-from toygrad.examples.scipy_conv import (
-    conv2d_backward, conv2d_batched_backward, conv2d_batched_forward,
-    conv2d_forward)
+from toygrad.examples.scipy_conv import conv2d_backward, conv2d_forward
+from toygrad.nn.conv import conv2d_batched_backward, conv2d_batched_forward
 
 
 def _to_torch(array, like):

@@ -1,7 +1,8 @@
 """A small convolutional network's layers, as in ``torch.nn`` (chapter 15).
 
 ``Conv2d`` does chapter 8's arithmetic (``conv2d_batched_forward`` and
-``conv2d_batched_backward``, SciPy's correlations) and records the node
+``conv2d_batched_backward`` in ``toygrad.nn.conv``, SciPy's correlations) and
+records the node
 PyTorch records for ``nn.Conv2d``: ``ConvolutionBackward0``, with an edge to
 the input, the weight and the bias. ``MaxPool2d`` records
 ``MaxPool2DWithIndicesBackward0``; ``Flatten`` is a ``reshape``, a view where
@@ -17,6 +18,7 @@ from toygrad import ops
 from toygrad.autograd import Function
 from toygrad.dtypes import torch_name
 from toygrad.nn import Module, Parameter, _initialised, functional
+from toygrad.nn.conv import conv2d_batched_backward, conv2d_batched_forward
 from toygrad.tensor import Tensor, _refuse
 
 
@@ -54,7 +56,6 @@ class Convolution(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride=(1, 1), padding=(0, 0)):
-        from toygrad.examples.scipy_conv import conv2d_batched_forward
         ctx.save_for_backward(x, weight)  # as PyTorch, the unpadded input
         ctx.stride, ctx.padding = stride, padding
         out = conv2d_batched_forward(_pad(x.data, padding), weight.data,
@@ -76,7 +77,6 @@ class ConvolutionBackward(Function):
 
     @staticmethod
     def forward(ctx, grad, x, weight, stride=(1, 1), padding=(0, 0)):
-        from toygrad.examples.scipy_conv import conv2d_batched_backward
         padded = _pad(x.data, padding)
         grad = grad.data
         if stride != (1, 1):  # the stride-1 outputs not kept had no effect

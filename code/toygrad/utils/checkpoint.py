@@ -6,7 +6,8 @@ forward runs as usual and records its graph, but every tensor its nodes save
 is replaced by an empty *holder*. The first time backward unpacks one, the
 function runs again, and the tensors that run saves fill the holders, in
 order. The function's inputs are kept as saved tensors of a node of their
-own, outside the graph, as PyTorch's ``_NoopSaveInputs`` keeps them.
+own, outside the graph, named after the one earlier PyTorch releases used
+(PyTorch 2.13's ``_CheckpointFrame.save_inputs`` keeps them on the frame).
 """
 
 import warnings

@@ -107,13 +107,13 @@ STATIC_HASH = $(shell find _static _ext -type f | sort | xargs cat | sha256sum |
 build: setup system-book fresh-cache
 	@if [ "$$(cat _build/.static-hash 2>/dev/null)" != "$(STATIC_HASH)" ]; then all=--all; fi; \
 	set -x; $(STAGE) build --cached-if 'test -d _build/.jupyter_cache' -- \
-		$(BIN)/jupyter-book build . $$all $(JB_STRICT)
+		scripts/build_book.sh $(BIN)/jupyter-book $$all $(JB_STRICT)
 	@echo "$(STATIC_HASH)" > _build/.static-hash
 
 # Every page re-read (so every warning is seen again), executions still from the cache.
 build-all: setup system-book fresh-cache
 	$(STAGE) build-all --cached-if 'test -d _build/.jupyter_cache' $(call passkey,build-all) -- \
-		$(BIN)/jupyter-book build . --all $(JB_STRICT)
+		scripts/build_book.sh $(BIN)/jupyter-book --all $(JB_STRICT)
 
 # The test files that use a marker: `pytest -m site` alone would first collect all 12,000
 # tests (a minute) to keep 557 of them.

@@ -8,8 +8,9 @@ Run by binder/postBuild at launch time, from the repository's root:
 Each chapter of _toc.yml is read as JupyterLab's jupytext viewer reads it, then made
 readable outside the website:
 
-- ``{literalinclude}`` becomes fenced code, read from ``code/toygrad`` now, with Sphinx's
-  own reader (the one the website uses), so it is always the tested code;
+- ``{literalinclude}`` becomes fenced code, read now with Sphinx's own reader (the one the
+  website uses) from toygrad as the chapter leaves it (``_build/snapshots``, written here
+  from ``code/toygrad``), so it is always the tested code;
 - admonitions and exercises become plain Markdown (a quote, a ``###`` heading);
 - each solution sits under a ``#### Solution`` heading that is collapsed when the notebook
   opens, and its code cells are raw cells, so "Run All" does not run them (select one and
@@ -24,6 +25,7 @@ when installed (myst-nb brings it), else an equivalent one here.
 
 import argparse
 import ast
+import importlib.util
 import re
 import sys
 import textwrap
@@ -300,6 +302,10 @@ class Converter:
                 code = read_include(self.chapter_dir, include[2], options)
                 shown = Path(include[2]).as_posix().replace("../", "", 1)
                 what = f", `{options['pyobject']}`" if options.get("pyobject") else ""
+                snapshot = SNAPSHOT_PATH.match(shown)
+                if snapshot:
+                    shown = snapshot[2]
+                    what += f" (as chapter {int(snapshot[1])} leaves it)"
                 buffer.append(f"*From `{shown}`{what}:*\n\n```{language}\n{code}\n```")
                 i = j + 1
             elif directive and directive[2] in {"admonition", "exercise", "note", "tip",
@@ -336,7 +342,22 @@ class Converter:
         return "\n\n".join(cell.source for cell in nested).splitlines()
 
 
+def write_snapshots(root):
+    """toygrad as each chapter leaves it, where that chapter's listings read it
+    (``_build/snapshots/chNN``; tests/chapters.py writes them, as the website's build
+    does)."""
+    spec = importlib.util.spec_from_file_location("chapters", root / "tests" / "chapters.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write_all_snapshots(root)
+
+
+# A listing's file in a snapshot, shown as the package's own path.
+SNAPSHOT_PATH = re.compile(r"^_build/snapshots/ch(\d\d)/(.*)$")
+
+
 def build(root, out_dir):
+    write_snapshots(root)
     chapters = toc_chapters(root)
     labels = Labels(root, chapters)
     out_dir.mkdir(parents=True, exist_ok=True)

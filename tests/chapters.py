@@ -1,10 +1,32 @@
-"""Which files of ``code/toygrad`` each chapter adds.
+"""The package as each chapter leaves it: which files, and which lines, each chapter adds.
 
-A package cut after chapter N holds the files of chapters 2 to N; it imports, and every
-test of chapters up to N passes on it (tests/test_student_edition.py proves it). A file
-belongs to the first chapter whose code needs it: the tensor operations of chapter 5 are
-``Function``s, so ``autograd/function.py`` comes with chapter 5, and chapter 6 explains it.
+A file belongs to the first chapter whose code needs it (``CHAPTER_FILES``): the tensor
+operations of chapter 5 are ``Function``s, so ``autograd/function.py`` comes with chapter
+5, and chapter 6 explains it. Inside a file, a later chapter's lines are marked with
+comments, as *Crafting Interpreters* marks its snippets (``//>`` and ``//<``):
+
+    #> ch12 a pass that skips nodes
+    ...lines that chapter 12 adds...
+    #< ch12
+
+and code that a later chapter rewrites keeps its earlier form, commented out with ``#|``,
+in a region that says until when it stands:
+
+    #> ch04 until ch05
+    #| grads_in = (received.pop(node),)
+    #< ch04 until ch05
+
+A snapshot after chapter N (``write_snapshot``) holds the files of chapters 2 to N, each
+without the lines of later chapters and with the earlier forms of code still to be
+rewritten, and no marker. It imports, and every test of chapter N passes on it
+(tests/test_student_edition.py proves it for every chapter); chapter N's listings are read
+from it, so a page never shows code of a chapter still to come. Regions nest; a region
+inside another is for the same or a later chapter. ``python scripts/snapshot.py N DEST``
+writes one.
 """
+
+import re
+from pathlib import Path
 
 CHAPTER_FILES = {
     2: ["__init__.py", "autograd/__init__.py", "autograd/gradcheck.py"],
@@ -24,9 +46,112 @@ CHAPTER_FILES = {
     15: ["nn/layers.py"],
 }
 LAST = max(CHAPTER_FILES)
+PACKAGE = Path(__file__).resolve().parents[1] / "code" / "toygrad"
+
+MARKER = re.compile(r"^[ \t]*#([<>]) ch(\d\d)(?: until ch(\d\d))?(?:[ \t].*)?$")
+EARLIER = re.compile(r"^([ \t]*)#\|(?: (.*))?$")  # a line of code's earlier form
+
+
+class MarkerError(ValueError):
+    """A chapter marker that does not open, close or nest as it must."""
 
 
 def files_up_to(chapter):
-    """The package's files in a copy cut after ``chapter``."""
+    """The package's files in a snapshot after ``chapter``."""
     return [path for number, paths in CHAPTER_FILES.items() if number <= chapter
             for path in paths]
+
+
+def chapter_of_file(path):
+    """The chapter that adds ``path`` (relative to the package)."""
+    return next(number for number, paths in CHAPTER_FILES.items() if path in paths)
+
+
+def regions(text, where="<text>"):
+    """Each line's regions: ``[(line, [(chapter, until or None), ...])]``, marker lines
+    left out; raises MarkerError for a marker that does not open, close or nest as it
+    must."""
+    lines, open_ = [], []
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        match = MARKER.match(line.rstrip("\n"))
+        if match is None:
+            if open_ and open_[-1][0][1] is not None and line.strip() and (
+                    not EARLIER.match(line.rstrip("\n"))):
+                raise MarkerError(f"{where}:{number}: a line of an earlier form must "
+                                  "start with '#|'")
+            lines.append((line, [region for region, _ in open_]))
+            continue
+        kind, chapter, until = match[1], int(match[2]), match[3] and int(match[3])
+        if until is not None and until <= chapter:
+            raise MarkerError(f"{where}:{number}: ch{until:02d} is not after "
+                              f"ch{chapter:02d}")
+        if kind == ">":
+            if open_ and (open_[-1][0][1] is not None or chapter < open_[-1][0][0]):
+                raise MarkerError(f"{where}:{number}: a region inside another must be "
+                                  "for the same or a later chapter, and not inside an "
+                                  "earlier form")
+            open_.append(((chapter, until), number))
+        elif not open_ or open_[-1][0] != (chapter, until):
+            raise MarkerError(f"{where}:{number}: {line.strip()!r} closes no region "
+                              "opened with the same words")
+        else:
+            open_.pop()
+    if open_:
+        raise MarkerError(f"{where}:{open_[-1][1]}: region not closed")
+    return lines
+
+
+def present(chapter, marks):
+    return all(start <= chapter and (until is None or chapter < until)
+               for start, until in marks)
+
+
+def source_after(text, chapter, where="<text>"):
+    """``text`` as it stands after ``chapter``: later chapters' lines removed, earlier
+    forms that still stand uncommented, no marker left."""
+    kept = []
+    for line, marks in regions(text, where):
+        if not present(chapter, marks):
+            continue
+        if marks and marks[-1][1] is not None:  # an earlier form: uncomment it
+            indent, code = EARLIER.match(line.rstrip("\n")).groups()
+            line = (indent + code if code else "") + "\n"
+        kept.append(line)
+    return "".join(kept)
+
+
+def snapshot(chapter, package=PACKAGE):
+    """{path relative to the package: text} after ``chapter``."""
+    return {path: source_after((package / path).read_text(), chapter, path)
+            for path in files_up_to(chapter)}
+
+
+def write_snapshot(chapter, dest, package=PACKAGE):
+    """Write the package as it stands after ``chapter`` to ``dest/toygrad``; a file whose
+    text is unchanged is not touched (Sphinx rereads a page whose include changed), and
+    files no longer in the snapshot are removed. Returns ``dest``."""
+    dest = Path(dest)
+    texts = snapshot(chapter, package)
+    root = dest / "toygrad"
+    for path, text in texts.items():
+        target = root / path
+        if not target.exists() or target.read_text() != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    if root.exists():
+        for stale in root.rglob("*.py"):
+            if stale.relative_to(root).as_posix() not in texts:
+                stale.unlink()
+    return dest
+
+
+def snapshot_folder(chapter, root):
+    """Where the book's build keeps the snapshot after ``chapter`` (chapter N's listings
+    read from it): ``root/_build/snapshots/chNN``."""
+    return Path(root) / "_build" / "snapshots" / f"ch{chapter:02d}"
+
+
+def write_all_snapshots(root):
+    """Every chapter's snapshot in the book's build folder (``snapshot_folder``)."""
+    return [write_snapshot(chapter, snapshot_folder(chapter, root))
+            for chapter in range(min(CHAPTER_FILES), LAST + 1)]

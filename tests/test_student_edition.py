@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from chapters import files_up_to
+from chapters import files_up_to, write_snapshot
 from conftest import _chapter
 
 pytestmark = pytest.mark.instructor
@@ -71,13 +71,9 @@ def run(args, code, cwd=ROOT):
 
 
 def cut(chapter, folder):
-    """A copy of the package holding only the files of chapters 2 to ``chapter``."""
-    code = folder / "code"
-    for name in files_up_to(chapter):
-        target = code / "toygrad" / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / "code" / "toygrad" / name, target)
-    return code
+    """The package as ``chapter`` leaves it (its snapshot: the files of chapters 2 to
+    ``chapter``, without the lines later chapters add; tests/chapters.py)."""
+    return write_snapshot(chapter, folder / "code")
 
 
 # The chapters from 2 on, as the table of contents lists them (a number can be missing
@@ -127,7 +123,7 @@ def test_a_cut_is_keyed_on_the_pages_only_where_its_tests_can_read_them(tmp_path
 
 
 @pytest.mark.parametrize("chapter", BOOK_CHAPTERS)
-def test_a_package_cut_after_a_chapter_imports_and_passes_that_chapter_s_tests(
+def test_a_chapter_s_snapshot_imports_and_passes_that_chapter_s_tests(
         chapter, tmp_path, request):
     if passed_before(request, *pages_a_cut_reads(chapter)):
         return

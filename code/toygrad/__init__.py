@@ -1,13 +1,13 @@
 """toygrad: a small autodiff engine that mirrors PyTorch's autograd.
 
-The book builds it chapter by chapter; each chapter shows the code it adds
-with ``literalinclude`` from this package, so the reader sees exactly what
-the tests test. The package is layered the same way: cut after any chapter
-(as a student's copy may be), it imports what that chapter has built.
+The book builds it chapter by chapter. Comments ``#> chNN`` and ``#< chNN``
+mark the lines chapter NN adds (tests/chapters.py): the package as any
+chapter leaves it (its snapshot) imports and passes that chapter's tests, and
+each chapter's listings are read from it, so the reader sees exactly what the
+tests test.
 """
 
 import warnings
-from importlib.util import find_spec
 
 __version__ = "0.1.0"
 __all__ = []
@@ -20,19 +20,19 @@ warnings.filterwarnings(
     "ignore", r"(invalid value|divide by zero|overflow|underflow) encountered",
     RuntimeWarning, r"toygrad(\.|$)")
 
-if find_spec("toygrad.tensor") is not None:  # chapter 5 on: tensors
-    from toygrad.autograd.grad_mode import (
-        enable_grad, inference_mode, is_grad_enabled,
-        is_inference_mode_enabled, no_grad, set_grad_enabled)
-    from toygrad.tensor import (
-        Tensor, float32, float64, from_numpy, int64, ones, randn, tensor,
-        zeros)
+#> ch05 tensors
+from toygrad.autograd.grad_mode import (  # noqa: E402
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+    no_grad, set_grad_enabled)
+from toygrad.tensor import (  # noqa: E402
+    Tensor, float32, float64, from_numpy, int64, ones, randn, tensor, zeros)
 
-    # As with torch.nn and torch.optim, one import makes the submodules
-    # available.
-    from toygrad import autograd, nn, optim  # noqa: E402
+# As with torch.nn and torch.optim, one import makes the submodules
+# available.
+from toygrad import autograd, nn, optim  # noqa: E402
 
-    __all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",
-               "float32", "float64", "int64", "no_grad", "enable_grad",
-               "is_grad_enabled", "set_grad_enabled", "inference_mode",
-               "is_inference_mode_enabled"]
+__all__ = ["Tensor", "tensor", "from_numpy", "zeros", "ones", "randn",
+           "float32", "float64", "int64", "no_grad", "enable_grad",
+           "is_grad_enabled", "set_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
+#< ch05

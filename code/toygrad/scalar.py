@@ -15,19 +15,20 @@ is inf, ``Value(-1.) ** 0.5`` is nan, and so are the gradients.
 """
 
 import math
-from importlib.util import find_spec
 
 import numpy as np
 
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, grad_accumulator, next_sequence_nr)
 
-if find_spec("toygrad.autograd.grad_mode") is not None:  # chapter 5 on
-    # Values honour no_grad and inference_mode too (chapter 10).
-    from toygrad.autograd.grad_mode import state as _grad_mode
-else:
-    class _grad_mode:  # noqa: N801  (before chapter 5: always recording)
-        enabled = True
+#> ch03 until ch05
+#| class _grad_mode:  # noqa: N801  (until chapter 5: always recording)
+#|     enabled = True
+#< ch03 until ch05
+#> ch05
+# Values honour no_grad and inference_mode too (chapter 10).
+from toygrad.autograd.grad_mode import state as _grad_mode
+#< ch05
 
 
 class _Released:

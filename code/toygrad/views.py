@@ -19,8 +19,10 @@ PyTorch does all three (``torch/csrc/autograd/variable.cpp``,
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import (
-    Function, _short_name, anomaly, dual, forward_ad)
+from toygrad.autograd.function import Function, _short_name, anomaly, dual
+#> ch13
+from toygrad.autograd.function import forward_ad
+#< ch13
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, current_saved_tensors_hooks)
 from toygrad.dtypes import result_type, torch_name, true_divide_type
@@ -638,8 +640,10 @@ def inplace(target, function, *args):
             _refuse_order_dependent(target, args[0], result.data)
         _write(target, result.data)
     target._bump_version()
-    if dual.level >= 0:  # chapter 13: the tangent changes too
+    #> ch13
+    if dual.level >= 0:  # the tangent changes too
         forward_ad.inplace(target, result)
+    #< ch13
     if node is None:
         return target
     if target._view is None:

@@ -1,32 +1,34 @@
 """toygrad.autograd: the machinery behind ``backward``, named as in torch."""
 
-from importlib.util import find_spec
-
 from toygrad.autograd.gradcheck import GradcheckError, gradcheck
 
 __all__ = ["GradcheckError", "gradcheck"]
 
-if find_spec("toygrad.tensor") is not None:  # chapter 5 on: Functions
-    # Tensor first: Function builds on Tensor, and Tensor's operations on
-    # Function.
-    import toygrad.tensor  # noqa: F401
-    from toygrad.autograd.function import Function
+#> ch05 Functions
+# Tensor first: Function builds on Tensor, and Tensor's operations on
+# Function.
+import toygrad.tensor  # noqa: F401,E402
+from toygrad.autograd.function import Function  # noqa: E402
 
-    __all__ = ["Function", "GradcheckError", "gradcheck"]
+__all__ = ["Function", "GradcheckError", "gradcheck"]
+#< ch05
+#> ch11
 
-if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
-    from toygrad.autograd.anomaly_mode import (
-        detect_anomaly, set_detect_anomaly)
+from toygrad.autograd.anomaly_mode import (  # noqa: E402
+    detect_anomaly, set_detect_anomaly)
 
-    __all__ += ["detect_anomaly", "set_detect_anomaly"]
+__all__ += ["detect_anomaly", "set_detect_anomaly"]
+#< ch11
+#> ch12
 
-if find_spec("toygrad.autograd.differentiate") is not None:  # chapter 12 on
-    from toygrad.autograd.differentiate import backward, grad
-    from toygrad.autograd.gradgradcheck import gradgradcheck
+from toygrad.autograd.differentiate import backward, grad  # noqa: E402
+from toygrad.autograd.gradgradcheck import gradgradcheck  # noqa: E402
 
-    __all__ += ["backward", "grad", "gradgradcheck"]
+__all__ += ["backward", "grad", "gradgradcheck"]
+#< ch12
+#> ch13
 
-if find_spec("toygrad.autograd.forward_ad") is not None:  # chapter 13 on
-    from toygrad.autograd import forward_ad  # noqa: F401
+from toygrad.autograd import forward_ad  # noqa: F401,E402
 
-    __all__ += ["forward_ad"]
+__all__ += ["forward_ad"]
+#< ch13

@@ -21,16 +21,23 @@ unchanged.
 
 import collections
 import heapq
+#> ch10
 import types
-from importlib.util import find_spec
 
 from toygrad.autograd.graph import AccumulateGrad
+#< ch10
+#> ch12
+from toygrad.autograd.graph import BUILT_IN
+#< ch12
+#> ch10 until ch11
+#| anomaly = types.SimpleNamespace(enabled=False)  # chapter 11 turns it on
+#< ch10 until ch11
+#> ch11
+from toygrad.autograd import anomaly_mode
 
-if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
-    from toygrad.autograd import anomaly_mode
-    anomaly = anomaly_mode.state
-else:
-    anomaly = types.SimpleNamespace(enabled=False)
+anomaly = anomaly_mode.state
+#< ch11
+#> ch10
 
 
 # Chapter 10: set once a hook is registered (toygrad.autograd.hooks). Only
@@ -69,12 +76,8 @@ class _StealingCounted:
             return node.apply(grads[0])
         finally:
             references.held_by_engine = 0
-
-
-# Operations whose nodes PyTorch writes in C++: there a node computes only
-# the gradients the pass needs. A custom Function's (a user's, or the book's
-# examples') keeps ctx.needs_input_grad as forward set it, as in PyTorch.
-BUILT_IN = ("toygrad.ops", "toygrad.views", "toygrad.nn.")
+#< ch10
+#> ch12
 
 
 def _run_needed(node, grads_in, needed, captures):
@@ -100,42 +103,78 @@ def _run_needed(node, grads_in, needed, captures):
     finally:
         if narrow:
             node.needs_input_grad = flags
+#< ch12
 
 
 # Task 4.1: the engine's loop: every node once, newest first
+#> ch04 until ch05
+#| def execute(root, grad, retain_graph=False):
+#< ch04 until ch05
+#> ch05 until ch12
+#| def execute(root, grad, retain_graph=False, input_nr=0):
+#< ch05 until ch12
+#> ch12
 def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
             captures=None):
+#< ch12
     """Run backward from ``root``, the node that made the output.
 
-    ``grad`` is the output's gradient, and ``input_nr`` which output of
-    ``root`` it is. A generator: after each node runs it yields ``(node,
-    grads_in, grads_out)``, so a caller can watch the pass step by step;
-    ``run_backward`` simply exhausts it.
+    ``grad`` is the output's gradient. A generator: after each node runs it
+    yields ``(node, grads_in, grads_out)``, so a caller can watch the pass
+    step by step; ``run_backward`` simply exhausts it.
+    #> ch05
+
+    Chapter 5: ``input_nr`` says which output of ``root`` the output is.
+    #< ch05
+    #> ch12
 
     Chapter 12: ``needed``, if given, is the set of nodes to run, and
     ``captures`` maps nodes to the ``(slot, where)`` pairs of the gradients
     to take from them, as ``autograd.grad`` asks (see ``capture``).
+    #< ch12
     """
-    if ordered.hooks or anomaly.enabled:  # chapter 10: PyTorch's order
+    #> ch10 PyTorch's order, once hooks (or chapter 11's checks) can see it
+    if ordered.hooks or anomaly.enabled:
         yield from execute_in_pytorch_order(
-            root, grad, retain_graph, input_nr, needed, captures)
+            root, grad, retain_graph, input_nr,
+            #> ch12
+            needed, captures,
+            #< ch12
+        )
         return
+    #< ch10
     # Gradients received so far by each node that is waiting to run: their
-    # sum, or for a node whose operation had several outputs, a list with one
-    # sum per output.
+    # sum.
+    #> ch04 until ch05
+    #| received = {root: grad}
+    #< ch04 until ch05
+    #> ch05 operations with several outputs
+    # (For a node whose operation had several outputs, a list with one sum
+    # per output.)
     if root.num_outputs == 1:
         received = {root: grad}
     else:
         received = {root: [None] * root.num_outputs}
         received[root][input_nr] = grad
+    #< ch05
     waiting = [(-root.sequence_nr, root)]  # a heap: newest node first
     pop, push = heapq.heappop, heapq.heappush
     while waiting:
         node = pop(waiting)[1]
+        #> ch04 until ch05
+        #| grads_in = (received.pop(node),)
+        #| grads_out = node.apply(*grads_in)
+        #< ch04 until ch05
+        #> ch05
         grads_in = received.pop(node)
         if node.num_outputs == 1:
             grads_in = (grads_in,)
-        if needed is not None:  # chapter 12: a pass that skips nodes
+        #< ch05
+        #> ch05 until ch10
+        #| grads_out = node.apply(*grads_in)
+        #< ch05 until ch10
+        #> ch12 a pass that skips nodes
+        if needed is not None:
             if node in captures:
                 grads_in = capture(node, grads_in, captures[node],
                                    node in needed)
@@ -144,27 +183,57 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
             grads_in, grads_out = _run_needed(node, grads_in, needed,
                                               captures)
         elif node._hooks is None and not anomaly.enabled:
+        #< ch12
+        #> ch10 until ch12
+        #| if node._hooks is None and not anomaly.enabled:
+        #< ch10 until ch12
+        #> ch10 hooks around the node (and chapter 11's anomaly checks)
             grads_out = node.apply(*grads_in)
-        else:  # chapters 10 and 11: hooks around the node, anomaly checks
+        else:
             grads_in, grads_out = _call_function(node, grads_in)
+        #< ch10
         if not retain_graph:
             node.release_variables()
         yield node, grads_in, grads_out
-        # Chapter 9: each gradient leaves grads_out as it moves on, as in
-        # PyTorch, so that only ``received`` holds it (see add_gradient).
-        # (A copy: whoever watches the pass keeps what was yielded. A node
-        # that sent one gradient lets go of it below.)
+        #> ch04 until ch05
+        #| for (next_node, _), g in zip(node.next_functions, grads_out):
+        #|     if next_node is None or g is None:
+        #|         continue
+        #|     if next_node in received:
+        #|         # the node's output was used more than once: gradients
+        #|         # add up (received[next_node] + g)
+        #|         add_gradient(received, next_node, g)
+        #|     else:
+        #|         # first gradient for this node: it now waits to run
+        #|         received[next_node] = g
+        #|         push(waiting, (-next_node.sequence_nr, next_node))
+        #< ch04 until ch05
+        #> ch05
+        #> ch09 each gradient moves on
+        # Each gradient leaves grads_out as it moves on, as in PyTorch, so
+        # that only ``received`` holds it (see add_gradient). (A copy:
+        # whoever watches the pass keeps what was yielded. A node that sent
+        # one gradient lets go of it below.)
         grads_in, several = None, len(grads_out) > 1
         if several:
             grads_out = list(grads_out)
+        #< ch09
         for index, (next_node, input_nr) in enumerate(node.next_functions):
             g = grads_out[index] if index < len(grads_out) else None
+            #> ch09
             if g is not None and several:
                 grads_out[index] = None
+            #< ch09
+            #> ch05 until ch12
+            #| if next_node is None or g is None:
+            #|     continue
+            #< ch05 until ch12
+            #> ch12
             if next_node is None or g is None or (
                     needed is not None and next_node not in needed
                     and next_node not in captures):
                 continue
+            #< ch12
             if next_node.num_outputs == 1:
                 before = received.get(next_node)
                 if before is None:
@@ -174,7 +243,9 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
                 else:
                     # the node's output was used more than once:
                     # gradients add up (before + g)
+                    #> ch09
                     before = None
+                    #< ch09
                     add_gradient(received, next_node, g)
             else:
                 slots = received.get(next_node)
@@ -186,9 +257,12 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
                     slots[input_nr] = g
                 else:
                     add_gradient(slots, input_nr, g)
+        #> ch09
         # Hold no gradient past this point: one that only ``received`` holds
         # can become a leaf's .grad without a copy (see Tensor._new_grad).
         g = grads_out = None
+        #< ch09
+        #< ch05
 
 
 def add_gradient(buffer, key, g):
@@ -203,6 +277,9 @@ def add_gradient(buffer, key, g):
     """
     accumulate = getattr(buffer[key], "_accumulate", None)
     buffer[key] = buffer[key] + g if accumulate is None else accumulate(g)
+
+
+#> ch10
 
 
 # Chapter 10: PyTorch's order, which hooks can see.
@@ -243,8 +320,13 @@ def dependencies(root):
     return counts
 
 
+#> ch10 until ch12
+#| def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0):
+#< ch10 until ch12
+#> ch12
 def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
                              needed=None, captures=None):
+#< ch12
     """``execute``, with PyTorch's engine's order of the nodes.
 
     ``execute`` already runs every other node in PyTorch's order (the newest
@@ -267,6 +349,7 @@ def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
         grads_in = received.pop(node)
         if node.num_outputs == 1:
             grads_in = (grads_in,)
+        #> ch12
         if needed is not None:
             if node in captures:
                 grads_in = capture(node, grads_in, captures[node],
@@ -276,6 +359,10 @@ def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
             grads_in, grads_out = _run_needed(node, grads_in, needed,
                                               captures)
         elif node._hooks is None and not anomaly.enabled:
+        #< ch12
+        #> ch10 until ch12
+        #| if node._hooks is None and not anomaly.enabled:
+        #< ch10 until ch12
             grads_out = node.apply(*grads_in)
         else:
             grads_in, grads_out = _call_function(node, grads_in)
@@ -283,12 +370,19 @@ def execute_in_pytorch_order(root, grad, retain_graph=False, input_nr=0,
             node.release_variables()
         yield node, grads_in, grads_out
         grads_in, grads_out = None, list(grads_out)  # _send empties it
-        _send(node, grads_out, counts, received, ready, push, needed,
-              captures)
+        _send(node, grads_out, counts, received, ready, push,
+              #> ch12
+              needed, captures,
+              #< ch12
+              )
         grads_out = None
 
 
-def _send(node, grads_out, counts, received, ready, push, needed, captures):
+def _send(node, grads_out, counts, received, ready, push,
+          #> ch12
+          needed, captures,
+          #< ch12
+          ):
     """Pass what ``node`` sent to its next nodes; queue those now ready."""
     pending = [(node, grads_out)]  # each gradient leaves it as it moves on
     while pending:
@@ -300,9 +394,11 @@ def _send(node, grads_out, counts, received, ready, push, needed, captures):
             if g is not None:  # it moves on (see execute)
                 grads_out[index] = None
             counts[next_node] -= 1
+            #> ch12
             if needed is not None and next_node not in needed and (
                     next_node not in captures):
                 continue
+            #< ch12
             if g is not None:
                 if next_node.num_outputs == 1:
                     if received.get(next_node) is None:
@@ -326,13 +422,16 @@ def _send(node, grads_out, counts, received, ready, push, needed, captures):
                     # in ``execute``), but the nodes after it must not wait
                     # for it.
                     pending.append((next_node, ()))
+#< ch10
 
 
-def run_backward(root, grad, retain_graph=False, input_nr=0, needed=None,
-                 captures=None):
-    """Run the whole backward pass from ``root`` (see ``execute``)."""
-    collections.deque(execute(root, grad, retain_graph, input_nr, needed,
-                              captures), maxlen=0)
+def run_backward(root, grad, retain_graph=False, *more):
+    """Run the whole backward pass from ``root`` (see ``execute``, which
+    later chapters give ``more`` arguments)."""
+    collections.deque(execute(root, grad, retain_graph, *more), maxlen=0)
+
+
+#> ch12
 
 
 # Chapter 12: autograd.grad's captured gradients, and backward(inputs=...).
@@ -383,3 +482,4 @@ def nodes_to_run(roots, targets):
                 if stack and (leads[node] or node in targets):
                     leads[stack[-1][0]] = True
     return {node for node, lead in leads.items() if lead}
+#< ch12

@@ -10,31 +10,36 @@ received *is* the graph node, an instance of the class ``FooBackward`` made for
 
 import functools
 import inspect
-import types
+#> ch05 until ch13
+#| import types
+#< ch05 until ch13
 import weakref
-from importlib.util import find_spec
 
 from toygrad.autograd import grad_mode
 from toygrad.dtypes import tensor_type
 from toygrad.autograd.graph import ERR_BACKWARD_TWICE, Node, next_sequence_nr
-from toygrad.autograd.graph import CPP_NAMESPACE, node_name
+from toygrad.autograd.graph import BUILT_IN, CPP_NAMESPACE, node_name
 from toygrad.autograd.graph import (
     current_saved_tensors_hooks, grad_accumulator,
     saved_tensors_hooks_state as _hooks)
 from toygrad.tensor import Tensor
-from toygrad.autograd.engine import BUILT_IN
 
-if find_spec("toygrad.autograd.anomaly_mode") is not None:  # chapter 11 on
-    from toygrad.autograd import anomaly_mode
-    anomaly = anomaly_mode.state
-else:
-    anomaly = types.SimpleNamespace(enabled=False)
+#> ch05 until ch11
+#| anomaly = types.SimpleNamespace(enabled=False)  # chapter 11 turns it on
+#< ch05 until ch11
+#> ch11
+from toygrad.autograd import anomaly_mode
 
-if find_spec("toygrad.autograd.forward_ad") is not None:  # chapter 13 on
-    from toygrad.autograd import forward_ad
-    dual = forward_ad.state
-else:
-    dual, forward_ad = types.SimpleNamespace(level=-1), None
+anomaly = anomaly_mode.state
+#< ch11
+#> ch05 until ch13
+#| dual = types.SimpleNamespace(level=-1)  # chapter 13: forward AD's level
+#< ch05 until ch13
+#> ch13
+from toygrad.autograd import forward_ad
+
+dual = forward_ad.state
+#< ch13
 
 _RELEASED = object()  # what a node's saved tensors become after backward
 
@@ -65,13 +70,20 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "output_nr", "packed")
 
     def __init__(self, tensor, node, hooks=None):
-        if tensor._is_inference:  # chapter 10
+        #> ch10
+        if tensor._is_inference:
             _refuse_inference(tensor)
+        #< ch10
         counter = tensor._version_counter  # tensor._version, inlined: hot
         self.version = counter[0] if counter else 0
-        if hooks and type(tensor) is not WrappedNumber:  # chapter 11
+        #> ch05 until ch11
+        #| if tensor._grad_fn is node:  # an output of this very node
+        #< ch05 until ch11
+        #> ch11
+        if hooks and type(tensor) is not WrappedNumber:  # saved-tensor hooks
             self.pack(tensor, node, hooks)
         elif tensor._grad_fn is node:  # an output of this very node
+        #< ch11
             self.tensor = tensor._alias()
             self.output_nr = tensor.output_nr
         else:
@@ -435,11 +447,13 @@ class Function(metaclass=FunctionMeta):
                 outputs = cls.forward(ctx, *inputs)
         finally:
             state.enabled, state.grad = enabled, grad
-        if state.inference:  # chapter 10
+        #> ch10
+        if state.inference:
             if grad and True in needs_input_grad:
                 _refuse_custom_in_inference(cls)
             if not cls.is_view:
                 _mark_inference(outputs, inputs)
+        #< ch10
         if cls.is_view:
             views.track(ctx, inputs[0], outputs)
         if ctx._dirty:
@@ -453,8 +467,10 @@ class Function(metaclass=FunctionMeta):
                 if x is outputs:
                     outputs = outputs._alias()
                     break
-        if dual.level >= 0:  # chapter 13: forward AD, only inside a level
+        #> ch13
+        if dual.level >= 0:  # forward AD, only inside a level
             forward_ad.propagate(ctx, inputs, outputs)
+        #< ch13
         return outputs
 
 
@@ -485,8 +501,10 @@ def _connect(ctx, inputs):
             if x._grad_fn is not None and x._view is None:  # the usual case
                 edges.append((x._grad_fn, x.output_nr))
             else:
-                if x._is_inference and x._requires_grad:  # chapter 10
+                #> ch10
+                if x._is_inference and x._requires_grad:
                     _refuse_inference_leaf()
+                #< ch10
                 edge = x._gradient_edge()
                 edges.append(edge)
                 dead = dead or flag and edge[0] is None
@@ -506,8 +524,10 @@ def _connect(ctx, inputs):
             next(leads) and flag if meta is not None else flag
             for flag, meta in zip(ctx.needs_input_grad, input_meta)])
     ctx.sequence_nr = next_sequence_nr()
-    if anomaly.enabled:  # chapter 11: where this node was made
+    #> ch11
+    if anomaly.enabled:  # where this node was made
         anomaly_mode.store_stack(ctx)
+    #< ch11
 
 
 def _record(ctx, inputs, outputs):

@@ -39,6 +39,13 @@ def short_name(node):
     return node.name().rsplit("::", 1)[-1]
 
 
+#> ch05
+# Operations whose nodes PyTorch writes in C++: there a node computes only
+# the gradients the pass needs. A custom Function's (a user's, or the book's
+# examples') keeps ctx.needs_input_grad as forward set it, as in PyTorch.
+BUILT_IN = ("toygrad.ops", "toygrad.views", "toygrad.nn.")
+#< ch05
+
 # Every node takes the next number from this counter when it is created: the
 # engine runs the newest node first.
 next_sequence_nr = itertools.count().__next__

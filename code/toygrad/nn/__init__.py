@@ -11,7 +11,6 @@ import itertools
 import math
 import operator
 from collections import OrderedDict, namedtuple
-from importlib.util import find_spec
 
 import numpy as np
 
@@ -633,6 +632,7 @@ class Sequential(Module):
         return x
 
 
-if find_spec("toygrad.nn.layers") is not None:  # chapter 15 on
-    from toygrad.nn.layers import (  # noqa: E402,F401
-        Conv2d, CrossEntropyLoss, Flatten, MaxPool2d)
+#> ch15
+from toygrad.nn.layers import (  # noqa: E402,F401
+    Conv2d, CrossEntropyLoss, Flatten, MaxPool2d)
+#< ch15

@@ -1,0 +1,168 @@
+"""toygrad as each chapter leaves it: the chapter markers, the snapshots, the listings.
+
+The markers and the snapshot writer are in tests/chapters.py. That every snapshot imports
+and passes its chapter's tests is the instructor check's job
+(test_student_edition.py::test_a_chapter_s_snapshot_imports_and_passes_that_chapter_s_tests);
+here, what can be read without running it.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import chapters
+from chapters import LAST, MarkerError, regions, source_after
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import binder_notebooks  # noqa: E402  (scripts/binder_notebooks.py: Sphinx's reader)
+
+FIRST = min(chapters.CHAPTER_FILES)
+FILES = sorted(path for paths in chapters.CHAPTER_FILES.values() for path in paths)
+
+EXAMPLE = """\
+a = 1
+#> ch05 chapter 5's lines
+b = 2
+    #> ch12
+c = 3
+    #< ch12
+#< ch05
+#> ch04 until ch05
+#| d = 4
+#|
+#|     e = 5
+#< ch04 until ch05
+"""
+
+
+def test_a_snapshot_keeps_what_its_chapter_has_and_uncomments_earlier_forms():
+    assert source_after(EXAMPLE, 4) == "a = 1\nd = 4\n\n    e = 5\n"
+    assert source_after(EXAMPLE, 5) == "a = 1\nb = 2\n"
+    assert source_after(EXAMPLE, 12) == "a = 1\nb = 2\nc = 3\n"
+
+
+@pytest.mark.parametrize("text, says", [
+    ("#> ch05\na = 1\n", "not closed"),
+    ("#> ch05\na = 1\n#< ch06\n", "closes no region"),
+    ("a = 1\n#< ch05\n", "closes no region"),
+    ("#> ch05 until ch05\n#| a = 1\n#< ch05 until ch05\n", "is not after"),
+    ("#> ch04 until ch05\na = 1\n#< ch04 until ch05\n", "must start with '#|'"),
+    ("#> ch12\n#> ch05\na = 1\n#< ch05\n#< ch12\n", "same or a later chapter"),
+    ("#> ch04 until ch05\n#> ch04\n#< ch04\n#< ch04 until ch05\n", "not inside an earlier"),
+])
+def test_a_marker_that_does_not_open_close_or_nest_is_refused(text, says):
+    with pytest.raises(MarkerError, match=says):
+        regions(text)
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_every_file_s_markers_are_for_chapters_after_the_file_s_own(path):
+    own = chapters.chapter_of_file(path)
+    text = (chapters.PACKAGE / path).read_text()
+    for line, marks in regions(text, path):
+        for start, until in marks:
+            assert own <= start <= LAST and (until is None or until <= LAST), (path, line)
+            assert until is not None or start > own, (
+                f"{path}: a region of chapter {start} in a file chapter {own} adds")
+    last = source_after(text, LAST, path)
+    assert not re.search(r"^\s*#[<>|]", last, re.M), path  # no marker left
+    for chapter in range(own, LAST + 1):  # every snapshot of the file is Python
+        compile(source_after(text, chapter, path), f"ch{chapter:02d}/{path}", "exec")
+
+
+def test_no_find_spec_in_the_package_a_snapshot_has_only_its_chapters_code():
+    # Chapter markers, not checks for later chapters' modules at import time.
+    for path in FILES:
+        assert "find_spec" not in (chapters.PACKAGE / path).read_text(), path
+
+
+def test_the_writer_touches_only_what_changed_and_removes_what_left(tmp_path):
+    folder = chapters.write_snapshot(4, tmp_path)
+    engine = folder / "toygrad" / "autograd" / "engine.py"
+    stale = folder / "toygrad" / "tensor.py"
+    stale.write_text("# chapter 5's file: not in chapter 4's snapshot\n")
+    before = engine.stat().st_mtime_ns
+    chapters.write_snapshot(4, tmp_path)
+    assert engine.stat().st_mtime_ns == before and not stale.exists()
+    assert sorted(p.relative_to(folder / "toygrad").as_posix()
+                  for p in (folder / "toygrad").rglob("*.py")) == sorted(
+        chapters.files_up_to(4))
+
+
+# The book's listings.
+
+INCLUDE = re.compile(r"^(`{3,})\{literalinclude\}\s+(\S+)\n(.*?)^\1$", re.M | re.S)
+PAGES = sorted((ROOT / "chapters").glob("*.md"))
+
+
+def page_chapter(page):
+    number = re.match(r"ch(\d\d)_", page.name)
+    return int(number[1]) if number else LAST  # an appendix: the whole package
+
+
+def listings(page):
+    """(target, options, path in the package or None) for each literalinclude."""
+    for _, target, body in INCLUDE.findall(page.read_text()):
+        options = binder_notebooks.parse_options(body.splitlines())
+        package = re.match(r"\.\./_build/snapshots/ch\d\d/toygrad/(.*)$", target)
+        yield target, options, package and package[1]
+
+
+@pytest.fixture(scope="module")
+def snapshots():
+    return chapters.write_all_snapshots(ROOT)
+
+
+def test_every_listing_of_toygrad_is_read_from_its_chapter_s_snapshot():
+    found = 0
+    for page in PAGES:
+        for target, _, path in listings(page):
+            assert "code/toygrad" not in target, (
+                f"{page.name}: {target}: read it from the chapter's snapshot, "
+                f"../_build/snapshots/ch{page_chapter(page):02d}/toygrad/...")
+            if path is not None:
+                found += 1
+                assert target.startswith(
+                    f"../_build/snapshots/ch{page_chapter(page):02d}/"), (page.name, target)
+    assert found >= 70
+
+
+def test_no_listing_shows_a_line_that_a_later_chapter_adds(snapshots):
+    checked = 0
+    for page in PAGES:
+        chapter = page_chapter(page)
+        for target, options, path in listings(page):
+            if path is None:
+                continue
+            shown = binder_notebooks.read_include(page.parent, target, options)
+            text = (chapters.PACKAGE / path).read_text()
+
+            def lines(after):
+                return {line.strip() for line in source_after(text, after).splitlines()}
+
+            now = lines(chapter)
+            later = set().union(*[lines(after) for after in range(chapter + 1, LAST + 1)])
+            later -= now
+            added = [line for line in shown.splitlines()
+                     if len(line.strip()) > 12 and line.strip() in later]
+            assert not added, (page.name, target, added)
+            checked += 1
+    assert checked >= 70
+
+
+def test_chapter_4_shows_chapter_4_s_engine(snapshots):
+    page = ROOT / "chapters" / "ch04_backward.md"
+    shown = [binder_notebooks.read_include(page.parent, target, options)
+             for target, options, path in listings(page)
+             if options.get("pyobject") == "execute"]
+    assert len(shown) == 1
+    for later in ("needed", "captures", "slots", "num_outputs", "_call_function",
+                  "input_nr", "anomaly", "hooks"):
+        assert later not in shown[0], later
+    body = shown[0].split('"""')[2]  # after the docstring
+    code = [line for line in body.splitlines()
+            if line.strip() and not line.strip().startswith("#")]
+    assert 15 <= len(code) <= 30, len(code)  # the core loop, about 20 lines of code

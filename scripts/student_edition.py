@@ -4,9 +4,11 @@
 
 What it writes into OUT, from the one source of truth:
 
-- ``code/toygrad``: the package, with the body of every task (``tests/tasks.py``) replaced
-  by a stub that raises ``NotImplementedError`` naming the task and the chapter section that
-  builds it. The docstring and the ``# Task N.K`` line above the ``def`` stay.
+- ``code/toygrad``: the package as the last chapter leaves it (its snapshot: no chapter
+  markers, no earlier forms of code; tests/chapters.py), with the body of every task
+  (``tests/tasks.py``) replaced by a stub that raises ``NotImplementedError`` naming the
+  task and the chapter section that builds it. The docstring and the ``# Task N.K`` line
+  above the ``def`` stay.
 - ``tests``: the chapters' tests and the task tests (``pytest -m task4_1``), with the helpers
   they import; not the checks of the website, the PDFs, Binder or this edition.
 - ``chapters``: the chapter pages without their solutions, each opening with a note of the
@@ -24,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+from chapters import LAST, source_after  # noqa: E402
 from tasks import TASKS  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "student"
@@ -137,6 +140,12 @@ def without_solutions(text, chapter_tasks):
     return text
 
 
+def final_source(path):
+    """A file of the package as the last chapter leaves it (markers and earlier forms
+    gone)."""
+    return source_after(path.read_text(), LAST, str(path))
+
+
 def build(out=DEFAULT_OUT):
     out = Path(out)
     if out.exists():
@@ -147,7 +156,7 @@ def build(out=DEFAULT_OUT):
         target.parent.mkdir(parents=True, exist_ok=True)
         relative = str(path.relative_to(ROOT / "code"))
         tasks = [task for task in TASKS if task.path == relative]
-        source = path.read_text()
+        source = final_source(path)
         target.write_text(stubbed(source, tasks) if tasks else source)
     (out / "tests").mkdir(parents=True)
     for path in test_files():
@@ -178,7 +187,7 @@ def solution_lines():
     bodies, rest = [], []
     package = ROOT / "code" / "toygrad"
     for path in sorted(package.rglob("*.py")):
-        source = path.read_text()
+        source = final_source(path)
         relative = str(path.relative_to(ROOT / "code"))
         tasks = [task for task in TASKS if task.path == relative]
         lines = source.splitlines()

@@ -563,20 +563,23 @@ class Tensor:
         d(final)/d(self); it may be left out only for a one-element tensor.
         Unless ``retain_graph``, the graph's saved tensors are freed
         afterwards. With ``create_graph`` the backward pass is itself
-        recorded, so gradients can be differentiated again. With ``inputs``
-        (chapter 12), only those tensors accumulate.
+        recorded, so gradients can be differentiated again.
+        #> ch12
+        With ``inputs``, only those tensors accumulate.
+        #< ch12
         """
         if unsupported:
             _refuse("Tensor.backward", unsupported)
-        if inputs is not None:  # chapter 12: only these accumulate
-            #> ch05 until ch12
-            #| _refuse("Tensor.backward", {"inputs": inputs})
-            #< ch05 until ch12
-            #> ch12
+        #> ch05 until ch12
+        #| if inputs is not None:
+        #|     _refuse("Tensor.backward", {"inputs": inputs})
+        #< ch05 until ch12
+        #> ch12
+        if inputs is not None:  # only these accumulate
             from toygrad.autograd.differentiate import backward
             return backward(self, gradient, retain_graph, create_graph,
                             inputs=inputs)
-            #< ch12
+        #< ch12
         if gradient is not None and not isinstance(gradient, Tensor):
             gradient = _first_gradient(gradient)
         # PyTorch's order: the gradient is checked (_make_grads), then the

@@ -78,17 +78,19 @@ class Node:
         self.sequence_nr = next_sequence_nr()
         self._hooks = None
 
+    #> ch10 hooks on a node
     def register_prehook(self, hook):
         """Call ``hook(grad_outputs)`` before the node runs; it may return
         new ``grad_outputs``. Returns a handle that removes the hook."""
-        from toygrad.autograd.hooks import register_node_hook  # chapter 10
+        from toygrad.autograd.hooks import register_node_hook
         return register_node_hook(self, "pre", hook)
 
     def register_hook(self, hook):
         """Call ``hook(grad_inputs, grad_outputs)`` after the node runs; it
         may return new ``grad_inputs``. Returns a handle that removes it."""
-        from toygrad.autograd.hooks import register_node_hook  # chapter 10
+        from toygrad.autograd.hooks import register_node_hook
         return register_node_hook(self, "post", hook)
+    #< ch10
 
     def name(self):
         """PyTorch's name of the node: ``MulBackward0``, and for a node
@@ -112,20 +114,31 @@ class AccumulateGrad(Node):
     It adds each gradient it receives into the leaf's ``.grad``.
     """
 
+    #> ch03 until ch10
+    #| __slots__ = ("variable", "__weakref__")
+    #< ch03 until ch10
+    #> ch10
     __slots__ = ("variable", "_own_hooks", "__weakref__")
+    #< ch10
     next_functions = ()
 
     def __init__(self, variable):
         # Node.__init__'s work, set directly (one is made per leaf at each
-        # step of a training loop): _own_hooks is what _hooks sets.
+        # step of a training loop).
         self.sequence_nr = next_sequence_nr()
-        self._own_hooks = None
+        #> ch03 until ch10
+        #| self._hooks = None
+        #< ch03 until ch10
+        #> ch10
+        self._own_hooks = None  # what the _hooks property sets
+        #< ch10
         self.variable = variable
+    #> ch10
 
-    # Chapter 10: a leaf's own hooks (register_hook,
-    # register_post_accumulate_grad_hook) live on the leaf, not here: only
-    # the graph keeps this node alive, so it can die and be made again while
-    # the leaf lives. The engine sees the hooks of both.
+    # A leaf's own hooks (register_hook, register_post_accumulate_grad_hook)
+    # live on the leaf, not here: only the graph keeps this node alive, so
+    # it can die and be made again while the leaf lives. The engine sees the
+    # hooks of both.
     @property
     def _hooks(self):
         if (self._own_hooks is None
@@ -137,6 +150,7 @@ class AccumulateGrad(Node):
     @_hooks.setter
     def _hooks(self, hooks):
         self._own_hooks = hooks
+    #< ch10
 
     # Task 4.2: a leaf accumulates its gradients
     def apply(self, grad):

@@ -160,3 +160,71 @@ def test_no_cross_reference_inside_an_exercise_statement():
             if "{ref}" in statement:
                 found.append((page.name, statement.splitlines()[0]))
     assert found == []
+
+
+# Navigation that cannot go stale (issue 28, point 7).
+
+NUMBER_WORDS = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
+                17: "seventeen", 18: "eighteen"}
+
+
+def toc_parts():
+    """[(caption, numbered, [page, ...])] as _toc.yml lists them."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [(part["caption"], part.get("numbered", False),
+             [entry["file"] for entry in part["chapters"]]) for part in toc["parts"]]
+
+
+def first_label(page):
+    return re.search(r"^\((.+?)\)=$", (ROOT / f"{page}.md").read_text(), flags=re.M)[1]
+
+
+def test_each_chapter_s_next_names_the_page_after_it_in_the_toc():
+    pages = [page for _, _, part in toc_parts() for page in part]
+    numbered = [page for _, is_numbered, part in toc_parts() if is_numbered for page in part]
+    for page in numbered:
+        text = (ROOT / f"{page}.md").read_text()
+        summary = text[text.index("\n## Summary"):]
+        nexts = re.findall(r"^\*\*Next:\*\*(.*?)(?:\n\n|\Z)", summary, flags=re.M | re.S)
+        assert len(nexts) == 1, f"{page}: one **Next:** paragraph after its summary"
+        following = pages[pages.index(page) + 1]
+        first_ref = re.search(r"\{ref\}`([^`<]+?)`", nexts[0])
+        assert first_ref and first_ref[1] == first_label(following), (
+            f"{page}: **Next:** must name {following} first ({{ref}}`{first_label(following)}`)")
+
+
+def chapter_ranges(numbers):
+    """[2, 3, 4, 10, 11, 15] -> '2 to 4, 10 to 11 and 15'."""
+    runs, numbers = [], sorted(numbers)
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    words = [f"{a} to {b}" if a != b else f"{a}" for a, b in runs]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def test_the_readme_and_the_intro_count_what_the_book_has():
+    from tasks import TASKS
+
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text())
+    intro = re.sub(r"\s+", " ", (ROOT / "intro.md").read_text())
+    tasks = f"Chapters {chapter_ranges({task.chapter for task in TASKS})}"
+    assert f"{tasks} name {len(TASKS)} **tasks**" in readme
+    assert f"{tasks} also name {len(TASKS)} **tasks**" in intro
+    numbered = [page for _, is_numbered, part in toc_parts() if is_numbered for page in part]
+    assert f"for the {NUMBER_WORDS[len(numbered)]} chapters" in intro
+    # The README's "What is inside" names every part, and every appendix by its title.
+    inside = readme[readme.index("## What is inside"):readme.index("## ", readme.index(
+        "## What is inside") + 3)]
+    romans = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"]
+    captions = [caption for caption, is_numbered, _ in toc_parts() if is_numbered]
+    for number, caption in enumerate(captions):
+        name = caption.split(": ", 1)[1]
+        assert f"**Part {romans[number]}, {name}**" in inside, caption
+    for caption, is_numbered, part in toc_parts():
+        if caption == "Appendix":
+            for page in part:
+                title = re.search(r"^# (.+)$", (ROOT / f"{page}.md").read_text(), flags=re.M)[1]
+                assert f"**{title}**" in inside or f"**Appendix, {title}**" in inside, title

@@ -9,6 +9,7 @@ import re
 import sys
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import jupytext
 import pytest
@@ -244,6 +245,8 @@ def test_pages_workflow_runs_make_test_and_deploys_the_site():
     runs = [step.get("run", "") for step in steps]
     uses = [step.get("uses", "").split("@")[0] for step in steps]
     assert "make test" in runs
+    # A release build: it refuses repository.url's placeholder (_ext/footer_links.py).
+    assert steps[runs.index("make test")].get("env", {}).get("RELEASE") == "1"
     assert "actions/upload-pages-artifact" in uses and "actions/deploy-pages" in uses
     upload = steps[uses.index("actions/upload-pages-artifact")]
     assert upload["with"]["path"] == "_build/html"
@@ -343,3 +346,40 @@ def test_notebooks_are_the_same_each_time_they_are_made(student_notebooks):
     for name, notebook in student_notebooks.items():
         assert [cell["id"] for cell in notebook["cells"]] == [
             f"cell-{index}" for index in range(len(notebook["cells"]))], name
+
+
+def test_no_button_or_link_is_made_from_the_placeholder_address(monkeypatch):
+    # _ext/footer_links.py: with the placeholder, no repository or launch button and no
+    # linked licence; with a real address, all of them; a release build refuses the
+    # placeholder.
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import footer_links
+    from sphinx.errors import ConfigError
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    footer = config["html"]["extra_footer"]
+
+    def options(url):
+        made = SimpleNamespace(html_theme_options={
+            "repository_url": url, "repository_branch": "main", "extra_footer": footer,
+            "use_repository_button": True, "use_issues_button": True,
+            "launch_buttons": dict(config["launch_buttons"], jupyterhub_url="https://hub")})
+        footer_links.fill_footer(None, made)
+        return made.html_theme_options
+
+    monkeypatch.delenv("RELEASE", raising=False)
+    placeholder = options(config["repository"]["url"])
+    assert footer_links.PLACEHOLDER in config["repository"]["url"]  # the test's premise
+    assert not placeholder["use_repository_button"] and not placeholder["use_issues_button"]
+    assert placeholder["launch_buttons"]["binderhub_url"] == ""
+    assert placeholder["launch_buttons"]["jupyterhub_url"] == ""
+    assert "href" not in placeholder["extra_footer"].replace(
+        'href="https://creativecommons.org', "")
+    assert "LICENSE-TEXT.md" in placeholder["extra_footer"]
+    real = options("https://github.com/someone/who-calls-backward")
+    assert real["use_repository_button"] and real["launch_buttons"]["binderhub_url"]
+    assert ('href="https://github.com/someone/who-calls-backward/blob/main/LICENSE"'
+            in real["extra_footer"])
+    monkeypatch.setenv("RELEASE", "1")
+    with pytest.raises(ConfigError, match="placeholder"):
+        options(config["repository"]["url"])

@@ -166,3 +166,11 @@ def test_chapter_4_shows_chapter_4_s_engine(snapshots):
     code = [line for line in body.splitlines()
             if line.strip() and not line.strip().startswith("#")]
     assert 15 <= len(code) <= 30, len(code)  # the core loop, about 20 lines of code
+
+
+def test_every_method_listing_is_dedented():
+    # A method shown at its class's indentation wastes the page's width (issue 28, point 2).
+    undented = [(page.name, options["pyobject"]) for page in PAGES
+                for _, options, _ in listings(page)
+                if "." in (options.get("pyobject") or "") and "dedent" not in options]
+    assert undented == []

@@ -228,3 +228,20 @@ def test_the_readme_and_the_intro_count_what_the_book_has():
             for page in part:
                 title = re.search(r"^# (.+)$", (ROOT / f"{page}.md").read_text(), flags=re.M)[1]
                 assert f"**{title}**" in inside or f"**Appendix, {title}**" in inside, title
+
+
+CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", flags=re.M | re.S)
+HIDDEN = re.compile(r"remove-input|remove-cell|hide-input|hide-cell")
+
+
+def test_no_visible_cell_holds_build_plumbing():
+    # The lesson's code, not the book's machinery (issue 28, point 2): the glue that puts a
+    # cell's numbers into the text, and its import, sit in cells whose input is hidden.
+    shown = []
+    for page in sorted((ROOT / "chapters").glob("*.md")) + [ROOT / "intro.md"]:
+        for cell in CELL.findall(page.read_text()):
+            tags = re.search(r"^tags: \[(.*?)\]", cell, flags=re.M) if cell.startswith(
+                "---\n") else None
+            if not (tags and HIDDEN.search(tags[1])) and re.search(r"\bglue\(|myst_nb", cell):
+                shown.append((page.name, cell.strip().splitlines()[-1][:60]))
+    assert shown == []

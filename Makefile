@@ -78,7 +78,7 @@ system-book:
 	@scripts/system-packages.sh dot:graphviz
 
 system-test:
-	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver
+	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap
 
 # A stage that passed is not run again while nothing it reads has changed: its key is the
 # hash of the repository's files, the environment and, for the site check, the built site
@@ -141,10 +141,12 @@ pdf-check: setup system-test
 student: setup
 	$(BIN)/python scripts/student_edition.py _build/student
 
-# A student's folder graded with the book's task tests, on its own code, in a fresh process:
-# a table per task, "total: N / M points", and _build/grades/<folder>.json and .csv.
+# A student's folder graded with the book's task tests, on its own code, in a sandbox
+# (bubblewrap: no repository, no network, time limits; scripts/grade.py): a table per task,
+# "total: N / M points", and _build/grades/<folder>.json and .csv.
 grade: setup
 	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=path [CHAPTER=N]" >&2; exit 2; }
+	@scripts/system-packages.sh bwrap:bubblewrap
 	$(BIN)/python scripts/grade.py "$(SUBMISSION)" $(if $(CHAPTER),--chapter $(CHAPTER))
 
 # Chapters stand alone (the package cut after each chapter passes its tests), the student
@@ -154,6 +156,7 @@ grade: setup
 # (pytest-xdist), 2 by default for this 2-core machine.
 INSTRUCTOR_JOBS ?= 2
 instructor-check: setup
+	@scripts/system-packages.sh bwrap:bubblewrap
 	$(STAGE) instructor-check $(call passkey,instructor-check) -- $(BIN)/python -m pytest -m instructor -q -n $(INSTRUCTOR_JOBS) tests/test_student_edition.py
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in

@@ -4,17 +4,30 @@
 
 The submission is a student edition (``make student``) with some tasks done. Its code is
 graded with the book's own task tests (``tests/test_tasks_chNN.py``, not the copies in the
-submission, which a student could have changed), in a fresh Python process whose ``toygrad``
-is the submission's: the grader checks that, and refuses to grade anything else. A task
-earns its points when every one of its tests passes. The table ends with
-``total: N / M points``; the same results go to ``DIR/<submission>.json`` and ``.csv``
-(default DIR: ``_build/grades``).
+submission, which a student could have changed), in a sandbox (``sandbox``): a fresh
+temporary folder that holds only the submission's ``code/toygrad`` and the book's tests,
+run with Debian's bubblewrap so that the book's repository (with the reference code), the
+machine's other temporary files and the network are out of reach, with its own HOME, a
+time limit per test (``TEST_SECONDS``), a CPU limit and a wall-clock limit for the whole
+run. The grader checks that the tests imported the submission's ``toygrad``, and refuses
+to grade anything else. A task earns its points when every one of its tests passes; a task
+that earns none always has its reason (the failing test's message, a syntax or import
+error in the submission, a timeout, a crash). The table ends with ``total: N / M points``;
+the same results go to ``DIR/<submission>.json`` and ``.csv`` (default DIR:
+``_build/grades``).
+
+What the sandbox does not stop: the submission runs inside the test process, so code in it
+can still change how pytest reports (the next step is a verdict decided outside it); and
+memory is not limited (PyTorch reserves more address space than it uses, so an address
+space limit breaks it; run the grader in a container with a memory limit for that).
 """
 
 import argparse
 import csv
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,19 +37,70 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from tasks import TASKS  # noqa: E402
 
+TEST_SECONDS = 60  # wall clock, per test
+RUN_SECONDS = 900  # wall clock, the whole run
+CPU_SECONDS = 1800  # CPU time, the whole run
+
 # A pytest plugin, loaded into the grading process: which task each test belongs to, how it
-# ended, why it failed, and which toygrad was imported.
+# ended, why it failed, and which toygrad was imported. It writes what it knows after every
+# test, so a run that dies still leaves what it had found.
 PLUGIN = '''
-import json, os
+import json, os, re, signal
 import pytest
 
-RESULTS = {"tests": {}, "toygrad": None}
+RESULTS = {"tests": {}, "toygrad": None, "errors": []}
+SECONDS = float(os.environ["GRADE_TEST_SECONDS"])
+
+
+def save():
+    with open(os.environ["GRADE_RESULTS"] + ".part", "w") as stream:
+        json.dump(RESULTS, stream)
+    os.replace(os.environ["GRADE_RESULTS"] + ".part", os.environ["GRADE_RESULTS"])
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
+        said = [line[1:].strip() for line in lines if line.startswith("E ")]
+        why = (said or lines or ["collection failed"])[-1]
+        where = [re.search(r'File ".*?(toygrad/[^"]+)", line (\\d+)', line) for line in lines]
+        where = [match for match in where if match]
+        if where:  # the submission's file that did not import
+            why += f" (in {where[-1][1]}, line {where[-1][2]})"
+        RESULTS["errors"].append(why[:300])
+        save()
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
         tasks = [m.name for m in item.iter_markers() if m.name.startswith("task")]
         RESULTS["tests"][item.nodeid] = {"tasks": tasks, "outcome": "not run", "why": ""}
+    try:
+        import toygrad
+        RESULTS["toygrad"] = os.path.dirname(toygrad.__file__)
+    except BaseException as error:  # a syntax or import error in the submission
+        RESULTS["errors"].append(f"import toygrad: {type(error).__name__}: {error}"[:300])
+    save()
+
+
+class TestTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise TestTimeout(f"the test ran longer than {SECONDS:g} s")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    RESULTS["running"] = item.nodeid
+    save()
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -50,52 +114,105 @@ def pytest_runtest_makereport(item, call):
         entry["outcome"] = "passed" if report.passed else "failed"
         if report.failed and call.excinfo is not None:
             entry["why"] = call.excinfo.exconly().splitlines()[0][:300]
-
-
-def pytest_sessionfinish(session):
-    import toygrad
-    RESULTS["toygrad"] = os.path.dirname(toygrad.__file__)
-    with open(os.environ["GRADE_RESULTS"], "w") as stream:
-        json.dump(RESULTS, stream)
+        RESULTS.pop("running", None)
+        save()
 '''
+
+# The book's tests a grading needs: the task tests, and the modules they and the conftest
+# import (no other test module, and nothing of the submission's tests/).
+HELPERS = ("conftest.py", "tasks.py", "chapters.py", "graphs.py")
+
+
+def sandbox(scratch, command):
+    """``command`` run with bubblewrap: the machine read-only, the book's repository and
+    /tmp hidden (but for the Python environment, if it lives in the repository), the
+    scratch folder the only one writable, no network, no process outside."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SystemExit("grading needs bubblewrap, the sandbox (Debian: apt-get install "
+                         "bubblewrap; make test installs it)")
+    prefix = Path(sys.prefix).resolve()
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp", "--tmpfs", str(ROOT)]
+    if prefix.is_relative_to(ROOT):
+        args += ["--ro-bind", str(prefix), str(prefix)]
+    args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch),
+             "--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"]
+    return args + command
+
+
+def _limit_cpu():
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
 
 def run_tests(submission, tasks):
-    """{test id: {tasks, outcome, why}} for the tests of ``tasks``, on the submission's code."""
+    """{test id: {tasks, outcome, why}} for the tests of ``tasks``, on the submission's code,
+    and the errors that kept tests from running (each a line, for the reasons)."""
     code = (submission / "code").resolve()
     if not (code / "toygrad" / "__init__.py").exists():
         raise SystemExit(f"{submission} has no code/toygrad: is it a student edition?")
-    with tempfile.TemporaryDirectory() as scratch:
-        scratch = Path(scratch)
-        (scratch / "grade_plugin.py").write_text(PLUGIN)
+    with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
+        scratch = Path(scratch).resolve()
+        shutil.copytree(code / "toygrad", scratch / "code" / "toygrad", symlinks=False,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        tests = scratch / "tests"
+        tests.mkdir()
+        files = sorted({f"test_tasks_ch{task.chapter:02d}.py" for task in tasks})
+        for name in (*HELPERS, *files):
+            shutil.copy(ROOT / "tests" / name, tests / name)
+        shutil.copy(ROOT / "pyproject.toml", scratch / "pyproject.toml")  # the markers
+        (scratch / "plugin").mkdir()
+        (scratch / "plugin" / "grade_plugin.py").write_text(PLUGIN)
+        for folder in ("home", "tmp"):
+            (scratch / folder).mkdir()
         results = scratch / "results.json"
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("PYTHON", "PYTEST"))}  # a clean process
-        env.update(PYTHONPATH=os.pathsep.join([str(code), str(scratch)]),
-                   PYTHONDONTWRITEBYTECODE="1", GRADE_RESULTS=str(results))
-        files = sorted({str(ROOT / "tests" / f"test_tasks_ch{task.chapter:02d}.py")
-                        for task in tasks})
+        env.update(PYTHONPATH=os.pathsep.join([str(scratch / "code"), str(scratch / "plugin")]),
+                   PYTHONDONTWRITEBYTECODE="1", GRADE_RESULTS=str(results),
+                   GRADE_TEST_SECONDS=str(TEST_SECONDS), HOME=str(scratch / "home"),
+                   TMPDIR=str(scratch / "tmp"), MPLCONFIGDIR=str(scratch / "tmp"))
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   "-p", "grade_plugin", "--rootdir", str(ROOT), "-o", "addopts=",
-                   "-m", " or ".join(task.marker for task in tasks), *files]
-        process = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-        if not results.exists():
-            raise SystemExit("the tests did not run:\n" + process.stdout[-3000:]
-                             + process.stderr[-3000:])
-        data = json.loads(results.read_text())
-    if Path(data["toygrad"]).resolve() != code / "toygrad":
-        raise SystemExit(f"refusing to grade: the tests imported {data['toygrad']}, "
-                         f"not the submission's {code / 'toygrad'}")
-    return data["tests"]
+                   "-p", "grade_plugin", "--rootdir", str(scratch), "-o", "addopts=",
+                   "-m", " or ".join(task.marker for task in tasks),
+                   *[str(tests / name) for name in files]]
+        ended = None
+        try:
+            process = subprocess.run(sandbox(scratch, command), cwd=scratch, env=env,
+                                     capture_output=True, text=True, timeout=RUN_SECONDS,
+                                     preexec_fn=_limit_cpu)
+            if process.returncode not in (0, 1):  # 1: some test failed
+                ended = f"the test run ended early (exit code {process.returncode})"
+        except subprocess.TimeoutExpired:
+            ended = f"the test run took longer than {RUN_SECONDS} s"
+        data = (json.loads(results.read_text()) if results.exists()
+                else {"tests": {}, "toygrad": None, "errors": []})
+        if ended:
+            running = data.get("running")
+            data["errors"].append(ended + (f", during {running}" if running else ""))
+        elif not data["tests"] and not data["errors"]:
+            said = (process.stdout + process.stderr).strip().splitlines()
+            data["errors"].append("no test ran" + (f": {said[-1][:300]}" if said else ""))
+        if data["toygrad"] is not None and Path(data["toygrad"]).resolve() != (
+                scratch / "code" / "toygrad"):
+            raise SystemExit(f"refusing to grade: the tests imported {data['toygrad']}, "
+                             "not the submission's code")
+    for test in data["tests"].values():
+        if test["outcome"] == "not run" and data["errors"]:
+            test["why"] = data["errors"][-1]
+    return data["tests"], data["errors"]
 
 
-def score(tests, tasks):
-    """One row per task: its tests passed, its points, and the first reason it failed."""
+def score(tests, tasks, errors=()):
+    """One row per task: its tests passed, its points, and the first reason it failed (for
+    a task none of whose tests ran, what kept them from running)."""
     rows = []
     for task in tasks:
         mine = [t for t in tests.values() if task.marker in t["tasks"]]
         passed = sum(t["outcome"] == "passed" for t in mine)
         why = next((t["why"] for t in mine if t["outcome"] != "passed"), "")
+        if not mine:
+            why = errors[0] if errors else "no test of this task ran"
         done = bool(mine) and passed == len(mine)
         rows.append({"task": task.id, "title": task.title, "passed": passed,
                      "tests": len(mine), "points": task.points if done else 0,
@@ -120,7 +237,8 @@ def grade(submission, chapter=None, out=ROOT / "_build" / "grades"):
     tasks = [task for task in TASKS if chapter is None or task.chapter == chapter]
     if not tasks:
         raise SystemExit(f"chapter {chapter} has no tasks")
-    rows = score(run_tests(submission, tasks), tasks)
+    tests, errors = run_tests(submission, tasks)
+    rows = score(tests, tasks, errors)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     name = submission.name + (f"-ch{chapter:02d}" if chapter else "")

@@ -252,3 +252,73 @@ def test_the_student_edition_keeps_the_exercises_and_drops_the_solutions(edition
         number = int(page.name[2:4])
         for task in (t for t in TASKS if t.chapter == number):
             assert f"pytest -m {task.marker}" in theirs
+
+
+# The grader's sandbox (issue 27): what a submission runs cannot reach the reference, the
+# repository, other files or the network; a task that hangs, a file that does not parse, a
+# process that exits: every task still gets its row, with the reason.
+
+def test_the_sandbox_hides_the_repository_and_the_network(tmp_path):
+    probe = ("import os, socket\n"
+             f"print(os.listdir({str(ROOT)!r}), os.path.exists({str(ROOT / 'code')!r}))\n"
+             "try:\n"
+             "    socket.create_connection(('pypi.org', 443), timeout=3)\n"
+             "    print('network')\n"
+             "except OSError:\n"
+             "    print('no network')\n"
+             "try:\n"
+             "    open('/etc/grader-was-here', 'w')\n"
+             "    print('wrote outside')\n"
+             "except OSError:\n"
+             "    print('read-only')\n")
+    result = subprocess.run(grade.sandbox(tmp_path, [sys.executable, "-c", probe]),
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    listing, network, writes = result.stdout.splitlines()
+    venv = Path(sys.prefix).resolve()
+    expected = [venv.name] if venv.is_relative_to(ROOT) else []
+    assert listing == f"{expected} False"  # only the Python environment, no reference
+    assert network == "no network" and writes == "read-only"
+
+
+def with_first_line(task, line):
+    """A submission's change: ``line`` first in the body of ``task``'s function."""
+    def change(path, text):
+        if not str(path).endswith(task.path):
+            return text
+        first, _ = student_edition.body_lines(text, task.qualname)
+        lines = text.splitlines(keepends=True)
+        indent = re.match(r"\s*", lines[first - 1]).group(0)
+        lines.insert(first - 1, f"{indent}{line}\n")
+        return "".join(lines)
+    return change
+
+
+def test_a_task_that_hangs_times_out_and_the_others_are_graded(tmp_path, monkeypatch):
+    monkeypatch.setattr(grade, "TEST_SECONDS", 1)
+    folder = submission(tmp_path / "hangs", with_first_line(BY_ID["15.1"], "while True: pass"))
+    rows = {row["task"]: row for row in grade.grade(folder, chapter=15, out=tmp_path)}
+    assert rows["15.1"]["points"] == 0
+    assert "the test ran longer than 1 s" in rows["15.1"]["why"]
+    assert rows["15.2"]["points"] == rows["15.2"]["max_points"]
+
+
+def test_a_file_that_does_not_parse_gives_each_task_its_reason(tmp_path):
+    def broken(path, text):
+        return text + "\ndef (\n" if path.name == "optim.py" else text
+
+    rows = grade.grade(submission(tmp_path / "broken", broken), chapter=15, out=tmp_path)
+    assert [row["points"] for row in rows] == [0, 0]
+    assert all("SyntaxError" in row["why"] and "optim.py" in row["why"] for row in rows), rows
+    assert (tmp_path / "broken-ch15.csv").read_text().count("\n") == 3  # header, two tasks
+
+
+def test_a_process_that_exits_leaves_a_row_and_a_reason_for_every_task(tmp_path):
+    folder = submission(tmp_path / "exits",
+                        with_first_line(BY_ID["15.1"], "import os; os._exit(3)"))
+    rows = {row["task"]: row for row in grade.grade(folder, chapter=15, out=tmp_path)}
+    assert sorted(rows) == ["15.1", "15.2"]
+    assert rows["15.1"]["points"] == 0 and "exit code 3" in rows["15.1"]["why"]
+    # 15.2's tests ran before the exit, or never: full points, or the same reason
+    assert rows["15.2"]["points"] == rows["15.2"]["max_points"] or (
+        "exit code 3" in rows["15.2"]["why"])

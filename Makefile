@@ -145,9 +145,9 @@ student: setup
 # (bubblewrap: no repository, no network, time limits; scripts/grade.py): a table per task,
 # "total: N / M points", and _build/grades/<folder>.json and .csv.
 grade: setup
-	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=path [CHAPTER=N]" >&2; exit 2; }
+	@test -n "$(SUBMISSION)$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSION=path | SUBMISSIONS=folder [CHAPTER=N]" >&2; exit 2; }
 	@scripts/system-packages.sh bwrap:bubblewrap
-	$(BIN)/python scripts/grade.py "$(SUBMISSION)" $(if $(CHAPTER),--chapter $(CHAPTER))
+	$(BIN)/python scripts/grade.py $(if $(SUBMISSIONS),--submissions "$(SUBMISSIONS)","$(SUBMISSION)") $(if $(CHAPTER),--chapter $(CHAPTER))
 
 # Chapters stand alone (the package cut after each chapter passes its tests), the student
 # edition leaks no solution and fails every task with its own message, the grader scores

@@ -1,6 +1,8 @@
-"""Grade a student's folder offline: ``make grade SUBMISSION=path [CHAPTER=N]``.
+"""Grade a student's folder offline: ``make grade SUBMISSION=path [CHAPTER=N]``, or a
+class: ``make grade SUBMISSIONS=folder-of-folders``.
 
     .venv/bin/python scripts/grade.py SUBMISSION [--chapter N] [--out DIR]
+    .venv/bin/python scripts/grade.py --submissions FOLDER [--chapter N] [--out DIR]
 
 The submission is a student edition (``make student``) with some tasks done. Its code is
 graded with the book's own task tests (``tests/test_tasks_chNN.py``, not the copies in the
@@ -254,13 +256,51 @@ def grade(submission, chapter=None, out=ROOT / "_build" / "grades"):
     return rows
 
 
+def grade_class(folder, chapter=None, out=ROOT / "_build" / "grades"):
+    """Grade every submission in ``folder`` (one subfolder per student, named after the
+    student): ``class.csv`` has a row per student and task (student, task, points,
+    max_points, why), ``class-wide.csv`` a row per student (a column per task, and the
+    total), for a spreadsheet or an LMS import. A subfolder that is not a submission still
+    gets its rows, with the reason."""
+    tasks = [task for task in TASKS if chapter is None or task.chapter == chapter]
+    out = Path(out)
+    long_rows, wide_rows = [], []
+    for student in sorted(path for path in Path(folder).iterdir() if path.is_dir()):
+        try:
+            rows = grade(student, chapter, out)
+        except SystemExit as refused:
+            rows = [{"task": task.id, "points": 0, "max_points": task.points,
+                     "why": str(refused)} for task in tasks]
+        long_rows += [{"student": student.name, "task": row["task"], "points": row["points"],
+                       "max_points": row["max_points"], "why": row["why"]} for row in rows]
+        wide_rows.append({"student": student.name,
+                          **{f"task {row['task']}": row["points"] for row in rows},
+                          "total": sum(row["points"] for row in rows)})
+    out.mkdir(parents=True, exist_ok=True)
+    for name, rows in (("class.csv", long_rows), ("class-wide.csv", wide_rows)):
+        with open(out / name, "w", newline="") as stream:
+            writer = csv.DictWriter(stream, fieldnames=list(rows[0]) if rows else ["student"])
+            writer.writeheader()
+            writer.writerows(rows)
+    return long_rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("submission")
+    parser.add_argument("submission", nargs="?")
+    parser.add_argument("--submissions", help="a folder with one submission per student")
     parser.add_argument("--chapter", type=int)
     parser.add_argument("--out", default=str(ROOT / "_build" / "grades"))
     args = parser.parse_args()
-    print(table(grade(args.submission, args.chapter, args.out)))
+    if args.submissions:
+        rows = grade_class(args.submissions, args.chapter, args.out)
+        students = {row["student"] for row in rows}
+        print(f"graded {len(students)} submissions: {Path(args.out) / 'class.csv'} and "
+              f"class-wide.csv")
+    elif args.submission:
+        print(table(grade(args.submission, args.chapter, args.out)))
+    else:
+        parser.error("give a submission, or --submissions FOLDER")
 
 
 if __name__ == "__main__":

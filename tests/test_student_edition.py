@@ -5,6 +5,7 @@ Slow (each check runs pytest on a copy of the code in a fresh process), so selec
 """
 
 import ast
+import csv
 import os
 import re
 import shutil
@@ -322,3 +323,26 @@ def test_a_process_that_exits_leaves_a_row_and_a_reason_for_every_task(tmp_path)
     # 15.2's tests ran before the exit, or never: full points, or the same reason
     assert rows["15.2"]["points"] == rows["15.2"]["max_points"] or (
         "exit code 3" in rows["15.2"]["why"])
+
+
+def test_a_class_is_graded_into_one_gradebook(tmp_path):
+    # make grade SUBMISSIONS=folder: a row per student and task, always, and a wide table.
+    folder = tmp_path / "class"
+    submission(folder / "ada")
+    submission(folder / "bob", with_first_line(BY_ID["15.2"], "raise ValueError('oops')"))
+    (folder / "cy").mkdir()  # handed in nothing
+    grade.grade_class(folder, chapter=15, out=tmp_path / "grades")
+    with open(tmp_path / "grades" / "class.csv") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(row["student"], row["task"]) for row in rows] == [
+        (student, task) for student in ("ada", "bob", "cy") for task in ("15.1", "15.2")]
+    points = {(row["student"], row["task"]): int(row["points"]) for row in rows}
+    why = {(row["student"], row["task"]): row["why"] for row in rows}
+    assert points[("ada", "15.1")] == BY_ID["15.1"].points
+    assert points[("ada", "15.2")] == BY_ID["15.2"].points
+    assert points[("bob", "15.2")] == 0 and "ValueError: oops" in why[("bob", "15.2")]
+    assert points[("cy", "15.1")] == 0 and "no code/toygrad" in why[("cy", "15.1")]
+    with open(tmp_path / "grades" / "class-wide.csv") as stream:
+        wide = {row["student"]: row for row in csv.DictReader(stream)}
+    assert wide["ada"]["total"] == str(BY_ID["15.1"].points + BY_ID["15.2"].points)
+    assert wide["bob"]["task 15.1"] == str(BY_ID["15.1"].points) and wide["cy"]["total"] == "0"

@@ -66,3 +66,54 @@ def test_a_leaf_adds_up_what_its_accumulate_grad_receives_as_pytorch_s_does():
         node.apply(g)
         their_node(torch.tensor(g, dtype=torch.float64))
         assert ours.grad == theirs.grad.item()
+
+
+def pytorch_s_second_backward(retain_graph):
+    """What a second backward through u = x * x; out = u * u + u does in PyTorch: the
+    error, or x's gradient after both passes."""
+    tx = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    tu = tx * tx
+    out = tu * tu + tu
+    out.backward(retain_graph=retain_graph)
+    try:
+        out.backward()
+    except RuntimeError as error:
+        return str(error)
+    return tx.grad.item()
+
+
+@pytest.mark.task4_1
+@pytest.mark.parametrize("retain_graph", [False, True])
+def test_the_engine_frees_what_the_nodes_saved_unless_retain_graph(retain_graph):
+    # An engine that never frees the graph gives every number right and this wrong: a
+    # second pass must fail as PyTorch's does, unless the first kept the graph.
+    x = Value(2.0, requires_grad=True)
+    root = reused_by_hand(x)
+    collections.deque(execute(root, 1.0, retain_graph), maxlen=0)
+    try:
+        collections.deque(execute(root, 1.0), maxlen=0)
+        ours = x.grad
+    except RuntimeError as error:
+        ours = str(error)
+    assert ours == pytorch_s_second_backward(retain_graph)
+
+
+@pytest.mark.task4_2
+def test_a_tensor_leaf_accumulates_in_place_as_pytorch_s_does():
+    # From chapter 5 on, a leaf's .grad is a tensor: outside create_graph, the second
+    # gradient is added into the first in place (the same tensor), not into a new one.
+    # The node is called by hand, as above, so that no other task's code runs.
+    pytest.importorskip("toygrad.tensor")  # chapter 5's tensors: not in chapter 4's snapshot
+    import toygrad
+
+    ours = toygrad.tensor([1.0, 2.0], requires_grad=True)
+    theirs = torch.tensor([1.0, 2.0], requires_grad=True)
+    node, their_node = grad_accumulator(ours), (theirs * 1).grad_fn.next_functions[0][0]
+    seen = []
+    for leaf, apply, lib in ((ours, node.apply, toygrad), (theirs, their_node, torch)):
+        with lib.no_grad():
+            apply(lib.tensor([2.0, 2.0]))
+            first = leaf.grad
+            apply(lib.tensor([3.0, 3.0]))
+        seen.append((leaf.grad is first, leaf.grad.tolist()))
+    assert seen[0] == seen[1] == (True, [5.0, 5.0])

@@ -143,8 +143,7 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
         )
         return
     #< ch10
-    # Gradients received so far by each node that is waiting to run: their
-    # sum.
+    # Gradients received so far by each node that is waiting to run: their sum.
     #> ch04 until ch05
     #| received = {root: grad}
     #< ch04 until ch05

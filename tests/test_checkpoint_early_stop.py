@@ -114,7 +114,8 @@ def test_arguments_accepted_or_refused_as_pytorch(kwargs):
     {"use_reentrant": False, "debug": True},
     {"use_reentrant": False, "determinism_check": "none"},
     {"use_reentrant": False, "context_fn": lambda: None},
-], ids=lambda kwargs: ",".join(f"{k}={v}" for k, v in kwargs.items()))
+], ids=lambda kwargs: ",".join(  # a function by its name: the same id in every process
+    f"{k}={getattr(v, '__name__', v)}" for k, v in kwargs.items()))
 def test_what_toygrad_lacks_is_refused_by_name(kwargs):
     kind, message = outcome(toygrad, **kwargs)
     assert kind == "NotImplementedError" and "toygrad" in message

@@ -10,8 +10,11 @@ from toygrad import nn, optim
 pytestmark = pytest.mark.ch15
 
 TORCH_DTYPE = {np.float64: torch.float64, np.float32: torch.float32}
-# float64: the same operations in the same order; float32: its own rounding.
-TOLERANCE = {np.float64: 1e-12, np.float32: 1e-5}
+# (rtol, atol). float64: the same operations in the same order. float32: each library
+# rounds its own sums (toygrad's row sums are BLAS products), and the differences grow with
+# the weights over 50 steps (maximize=True drives them past 20), so a relative tolerance,
+# about 80 float32 ulps, as well as an absolute one near zero.
+TOLERANCE = {np.float64: (0, 1e-12), np.float32: (1e-5, 1e-5)}
 
 SGD_CASES = [
     dict(lr=0.1),
@@ -68,7 +71,7 @@ def test_sgd_trajectory_equals_pytorch_s(kwargs, dtype):
     for ours, theirs in trajectories("SGD", kwargs, dtype):
         for a, b in zip(ours, theirs):
             assert a.dtype == b.dtype
-            np.testing.assert_allclose(a, b, rtol=0, atol=TOLERANCE[dtype])
+            np.testing.assert_allclose(a, b, *TOLERANCE[dtype])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -77,7 +80,7 @@ def test_adam_trajectory_equals_pytorch_s(kwargs, dtype):
     for ours, theirs in trajectories("Adam", kwargs, dtype):
         for a, b in zip(ours, theirs):
             assert a.dtype == b.dtype
-            np.testing.assert_allclose(a, b, rtol=0, atol=TOLERANCE[dtype])
+            np.testing.assert_allclose(a, b, *TOLERANCE[dtype])
 
 
 def test_the_trajectories_move():

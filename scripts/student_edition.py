@@ -41,23 +41,48 @@ function or method of `toygrad`, marked in the code by a line `# Task N.K: ...` 
 until you write it, calling it raises `NotImplementedError` naming the task and the section
 of the book that builds it.
 
-Set up once (Python 3.11; Graphviz's `dot` for the pictures):
+## Set up once
+
+Python 3.11 (torchviz, which draws PyTorch's graphs, does not run on 3.12), and Graphviz's
+`dot` program for the pictures (Debian or Ubuntu: `sudo apt-get install graphviz`; macOS:
+`brew install graphviz`; Windows: the installer from graphviz.org, with `dot` on the PATH). Then, in this folder:
 
 ```bash
-python3.11 -m venv .venv
-.venv/bin/pip install -r requirements.txt
-.venv/bin/pip install --no-deps -e .
+python3.11 -m venv .venv                        # Windows: py -3.11 -m venv .venv
+.venv/bin/pip install -r requirements.txt       # Windows: .venv\\Scripts\\pip
+.venv/bin/pip install --no-deps -e .            # toygrad, from code/, importable
 ```
 
-Check one task, or a whole chapter:
+`requirements.txt` takes PyTorch's CPU build (on Linux, PyPI's default is a CUDA build of
+several GB). `.gitignore` keeps `.venv` out of a Git repository.
+
+## Work
+
+Read a chapter, then write its tasks in `code/toygrad`. The chapters are in `chapters/`:
+open them in JupyterLab (`.venv/bin/jupyter lab`), where jupytext opens each `.md` page as a
+notebook (right-click, *Open With*, *Jupytext Notebook*). Cells that call a task you have not
+done yet raise its `NotImplementedError`. `seed/` holds the document chapter 8 examines, and
+`bench/` the benchmarks of the performance appendix.
+
+## Test
 
 ```bash
-.venv/bin/pytest -m task4_1        # the engine's loop
+.venv/bin/pytest -m task4_1        # one task: the engine's loop
 .venv/bin/pytest -m ch04           # everything chapter 4 builds
+.venv/bin/pytest                   # everything (slow; fails until every task is done)
 ```
 
-The chapters are in `chapters/` (open them in JupyterLab as notebooks: jupytext is installed);
-cells that call a task you have not done yet raise its `NotImplementedError`.
+A task earns its points when all its tests pass; the table below gives each task's tests
+(`-m taskN_K`) and the tasks whose code they also run (*Needs*), which must work first.
+
+## Submit
+
+Hand in your `code` folder, zipped (the grader reads `code/toygrad` and nothing else, and
+grades it with its own copy of the tests, so changing the tests here changes no grade):
+
+```bash
+.venv/bin/python -m zipfile -c YOUR-NAME.zip code
+```
 
 | Task | What you build | Where | Points | Needs |
 |---|---|---|---|---|
@@ -114,16 +139,14 @@ def stubbed(source, tasks):
 
 
 def test_files():
-    """The tests a student gets: helper modules, and every test module of chapters 2-8."""
+    """The tests a student gets: helper modules, and every test module of a chapter (its
+    tests marked with the chapter, ``pytest -m ch10``), the task tests among them."""
     chosen = []
     for path in sorted((ROOT / "tests").glob("*.py")):
-        if path.name == "optable.py":
-            continue  # the differential harness's table: for the instructor's checks
         if path.name.startswith("test_"):
             mark = CHAPTER_MARK.search(path.read_text())
-            chapters = [int(n) for n in re.findall(r"\bch(\d\d)\b", mark[1])] if mark else []
-            if not chapters or max(chapters) > 8:
-                continue
+            if not (mark and re.search(r"\bch\d\d\b", mark[1])):
+                continue  # the book's own checks: the website, the PDFs, Binder, this edition
         chosen.append(path)
     return chosen
 
@@ -167,13 +190,56 @@ def build(out=DEFAULT_OUT):
         chapter_tasks = [task for task in TASKS if task.chapter == number]
         (out / "chapters" / path.name).write_text(
             without_solutions(path.read_text(), chapter_tasks))
-    for name in ("pyproject.toml", "requirements.txt"):
+    shutil.copy(ROOT / "intro.md", out / "intro.md")  # the book's first page
+    shutil.copy(ROOT / "pyproject.toml", out / "pyproject.toml")
+    (out / "requirements.txt").write_text(requirements())
+    for name in ("LICENSE", "LICENSE-TEXT.md", ".gitignore"):
         shutil.copy(ROOT / name, out / name)
+    for folder in ("seed", "bench"):  # the seed's document, which chapter 8 examines
+        shutil.copytree(ROOT / folder, out / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     rows = "\n".join(
         f"| {task.id} | {task.title} | `{task.qualname}` in `code/{task.path}` | "
         f"{task.points} | {', '.join(task.depends) or '-'} |" for task in TASKS)
     (out / "README.md").write_text(README.format(count=len(TASKS), rows=rows))
     return out
+
+
+# What a student installs: the packages the chapters, the tests and the bench import, at the
+# versions of the book's lock (requirements.txt, which pins Linux's whole tree and so cannot
+# serve macOS or Windows), and JupyterLab to open the chapters. pip resolves the rest for the
+# student's own system.
+STUDENT_PACKAGES = ("torch", "torchviz", "graphviz", "numpy", "scipy", "matplotlib",
+                    "scikit-learn", "threadpoolctl", "hypothesis", "pytest", "jupytext",
+                    "micrograd")
+JUPYTERLAB = "jupyterlab==4.6.6"  # not in the book's lock: the book builds without it
+
+
+def locked_versions():
+    """{package: version} of the book's lock, requirements.txt (names lowercased)."""
+    versions = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==", 1)
+            versions[name.strip().lower().replace("_", "-")] = version.strip()
+    return versions
+
+
+def requirements():
+    """The student edition's requirements.txt: for Linux, macOS and Windows alike."""
+    locked = locked_versions()
+    pins = []
+    for name in STUDENT_PACKAGES:
+        version = locked[name]
+        if name == "torch":  # 2.13.0+cpu in the lock: the build of this machine's wheel
+            version = version.split("+")[0]
+        pins.append(f"{name}=={version}")
+    return (
+        "# The student edition's packages, at the versions the book is built and tested with.\n"
+        "# PyTorch's CPU index: on Linux, pip then takes the CPU build of torch (PyPI's is a\n"
+        "# CUDA build of several GB); on macOS and Windows, the same torch 2.13.0 as PyPI's.\n"
+        "--extra-index-url https://download.pytorch.org/whl/cpu\n"
+        + "\n".join(pins) + "\n" + JUPYTERLAB + "\n")
 
 
 def _meaningful(line):
@@ -203,8 +269,9 @@ def solution_lines():
         for block in SOLUTION.findall(text):
             solutions += block.splitlines()[2:-2]  # without the directive's own lines
         rest += SOLUTION.sub("", text).splitlines()
-    for path in test_files():
-        rest += path.read_text().splitlines()
+    for path in [*test_files(), *sorted((ROOT / "bench").glob("*.py")),
+                 *sorted((ROOT / "seed").glob("*"))]:
+        rest += path.read_text().splitlines()  # handed out as they are
     shared = {line.strip() for line in rest}
     return sorted({line.strip() for line in bodies + solutions
                    if _meaningful(line) and line.strip() not in shared})

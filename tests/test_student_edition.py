@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from chapters import files_up_to, write_snapshot
+from chapters import LAST, files_up_to, write_snapshot
 from conftest import _chapter
 
 pytestmark = pytest.mark.instructor
@@ -174,6 +174,93 @@ def test_the_reference_earns_every_point(tmp_path, request):
     saved = (tmp_path / "grades" / "reference.json").read_text()
     assert '"total": %d' % sum(task.points for task in TASKS) in saved
     passes(request)
+
+
+# What the edition copies besides the code and the tests: a change to one of them can break it.
+_HANDED_OUT = ("seed", "bench", "intro.md", "chapters", "LICENSE", "LICENSE-TEXT.md",
+               ".gitignore", "requirements.txt")
+
+
+def test_the_edition_solved_passes_every_test_it_hands_out(edition, tmp_path, request):
+    # Issue 27, point 4: a complete hand-out. With the reference's code in place of the
+    # stubs, every test the edition ships passes, run as a student runs them: from the
+    # edition's folder, with plain pytest (the environment's toygrad is the book's, so the
+    # edition's own code/ is named on PYTHONPATH, as pip install -e . would make it).
+    if passed_before(request, *_HANDED_OUT):
+        return
+    solved = tmp_path / "solved"
+    shutil.copytree(edition, solved, ignore=shutil.ignore_patterns("toygrad"))
+    write_snapshot(LAST, solved / "code")
+    shipped = sorted(path.name for path in (edition / "tests").glob("test_*.py"))
+    chapters_tested = {int(n) for name in shipped
+                       for n in re.findall(r"\bch(\d\d)\b", (edition / "tests" / name).read_text())}
+    assert {task.chapter for task in TASKS} <= chapters_tested  # every task's chapter
+    assert {f"test_tasks_ch{task.chapter:02d}.py" for task in TASKS} <= set(shipped)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    env["PYTHONPATH"] = str(solved / "code")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "-n", "2"], cwd=solved, env=env, capture_output=True, text=True)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert re.search(r"\d+ passed", summary), summary
+    assert not re.search(r"\d+ (failed|errors?)\b", summary), summary
+    passes(request)
+
+
+def test_the_edition_holds_what_its_chapters_and_a_student_need(edition):
+    # The seed's document (chapter 8), the benchmarks, the licences, a .gitignore that keeps
+    # the environment out of a repository, and a README that says how to work, test, submit.
+    assert (edition / "seed" / "answer2_scipy_conv2d.py").read_bytes() == (
+        ROOT / "seed" / "answer2_scipy_conv2d.py").read_bytes()
+    assert sorted(p.name for p in (edition / "bench").glob("*.py")) == sorted(
+        p.name for p in (ROOT / "bench").glob("*.py"))
+    assert (edition / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
+    assert (edition / "LICENSE-TEXT.md").exists()
+    ignored = (edition / ".gitignore").read_text().split()
+    assert ".venv/" in ignored and "__pycache__/" in ignored
+    readme = (edition / "README.md").read_text()
+    for heading in ("## Set up once", "## Work", "## Test", "## Submit"):
+        assert heading in readme
+    assert "-m zipfile -c" in readme and "jupyter lab" in readme
+
+
+def test_the_edition_s_requirements_install_anywhere_and_cover_every_import(edition):
+    # Not the book's Linux lock (a +cpu torch that only PyTorch's index has, and Linux-only
+    # packages): the packages the edition imports, at the lock's versions, PyTorch's CPU
+    # index for Linux, and JupyterLab.
+    lines = [line for line in (edition / "requirements.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
+    pins = dict(line.split("==") for line in lines if "==" in line)
+    locked = student_edition.locked_versions()
+    assert pins.pop("torch") == locked["torch"].split("+")[0]
+    assert pins.pop("jupyterlab")
+    assert all(locked[name] == version for name, version in pins.items()), pins
+    assert not any("+" in version for version in pins.values())
+    # Every module the edition's code, tests and bench import is Python's own, the
+    # edition's, or installed by a pinned package (or by what one of them needs).
+    from importlib.metadata import packages_distributions, requires
+    distributions = packages_distributions()
+    wanted = {*pins, "torch"}
+    needed = set(wanted)
+    for name in wanted:  # what the pinned packages bring with them
+        needed |= {re.match(r"[A-Za-z0-9_.-]+", req)[0].lower().replace("_", "-")
+                   for req in requires(name) or () if "extra ==" not in req}
+    imported = set()
+    for path in [*(edition / "code").rglob("*.py"), *(edition / "tests").glob("*.py"),
+                 *(edition / "bench").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    own = {"toygrad", *(p.stem for p in (edition / "tests").glob("*.py"))}
+    missing = {}
+    for module in sorted(imported - own - set(sys.stdlib_module_names)):
+        names = {d.lower().replace("_", "-") for d in distributions.get(module, [module])}
+        if not names & needed:
+            missing[module] = sorted(names)
+    assert missing == {}, f"imported, but no requirement installs them: {missing}"
 
 
 def test_the_student_edition_fails_every_task_with_that_task_s_message(edition, tmp_path):

@@ -2420,8 +2420,10 @@ def grad_facts(x):
     if isinstance(x, Value) and isinstance(grad, float):
         return facts(Value(grad))  # a Value's gradient is a float
     kind, data = facts(grad)
-    if kind == "tensor":  # how torch reuses buffers is its own business
-        data.update(version=SKIP, output_nr=SKIP)
+    if kind == "tensor":
+        # Its version too: each in-place write PyTorch's formulas, its
+        # gradient buffers and AccumulateGrad make into it shows there.
+        data.update(output_nr=SKIP)
     return kind, data
 
 

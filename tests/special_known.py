@@ -108,3 +108,6 @@ SAVED_SEQUENCE = {
         " ('leaf 0', (3,), 'float64'), ('leaf 0', (3,), 'float64'),"
         " ('another tensor...",
 }
+
+
+SAVED_BY_THE_GRADIENT = {}

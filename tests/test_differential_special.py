@@ -15,11 +15,19 @@
    hook sees (which tensor it is: a leaf, an output or another one; its
    shape, dtype and numbers), for each requires-grad pattern of the inputs
    (all of them, then each alone).
+4. What the gradient's own graph saves: the same pack hook around a
+   ``create_graph=True`` pass and a second-order pass over its result, with
+   an upstream gradient that does not require grad (``autograd.grad``'s
+   default) and with one that does, for each requires-grad pattern of the
+   inputs. A formula whose result no input needs
+   is not computed, as PyTorch's ``should_compute_output``, so it records
+   and saves nothing.
 
 Cases that differ are strict xfails listed, with why, in
 ``special_known.py``: a fix makes its xfail fail, and its entry goes.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -359,10 +367,127 @@ def test_saved_sequence_agrees_with_pytorch(case):
     assert not differences, "\n".join(differences)
 
 
+# 4. What the gradient's graph saves, in its own backward pass too.
+
+def saved_by_the_gradient(lib, case, upstream_requires_grad):
+    """What a pack hook sees while ``autograd.grad(..., create_graph=True)``
+    records the gradient's graph, then while a second-order pass runs over
+    it: (which tensor, shape, dtype, numbers) each, the two passes parted by
+    "|"; or the error (at which stage, its type and message)."""
+    rng = optable.rng_for("saved by the gradient: " + case.id)
+    lib.watched = []
+    try:
+        result, leaves = optable._call(lib, case)
+    except Exception as error:
+        return ("call", optable._error(error))
+    finally:
+        lib.set_grad_enabled(True)
+    outputs = [t for t in optable._tensors_in(result) if t.requires_grad]
+    inputs = [t for t in leaves + lib.watched if t.requires_grad]
+    if not outputs or not inputs:
+        return ("nothing to differentiate",)
+    upstream = [lib.tensor(rng.standard_normal(tuple(out.shape)).astype(
+        optable._dtype_name(out.dtype)), requires_grad=upstream_requires_grad)
+        for out in outputs]
+    log = []
+
+    def pack(tensor):
+        numbers = (tensor.detach().numpy() if lib is optable.TORCH
+                   else np.asarray(tensor.data))
+        log.append((tensor, tuple(tensor.shape),
+                    optable._dtype_name(tensor.dtype), numbers.copy()))
+        return tensor
+
+    grads = []
+    stage = "autograd.grad"
+    try:
+        with optable.quiet(), lib.autograd.graph.saved_tensors_hooks(
+                pack, lambda tensor: tensor):
+            grads = list(lib.autograd.grad(
+                outputs, inputs, grad_outputs=upstream, create_graph=True,
+                allow_unused=True))
+            log.append("|")
+            stage = "second order"
+            loss = None
+            for g in grads:
+                if g is not None and g.requires_grad:
+                    weight = rng.uniform(0.5, 1.5, tuple(g.shape))
+                    term = (g * lib.tensor(weight.astype(
+                        optable._dtype_name(g.dtype)))).sum()
+                    loss = term if loss is None else loss + term
+            if loss is not None:
+                wrt = inputs + [u for u in upstream if u.requires_grad]
+                lib.autograd.grad(loss, wrt, create_graph=True,
+                                  allow_unused=True)
+    except Exception as error:
+        return (stage, optable._error(error))
+
+    def which(tensor):
+        for kind, tensors in (("leaf", leaves + lib.watched),
+                              ("output", outputs), ("upstream", upstream),
+                              ("gradient", grads)):
+            for i, known in enumerate(tensors):
+                if known is tensor:
+                    return f"{kind} {i}"
+        return "another tensor"
+    return [kept if kept == "|" else (which(kept[0]), *kept[1:])
+            for kept in log]
+
+
+def saved_by_the_gradient_differences(case):
+    differences = []
+    for (inputs, variant), requires_grad in itertools.product(
+            grad_patterns(case), (False, True)):
+        pattern = f"{inputs}, upstream requires_grad={requires_grad}"
+        with optable.quiet():
+            theirs = saved_by_the_gradient(optable.TORCH, variant,
+                                           requires_grad)
+            ours = saved_by_the_gradient(optable.TOYGRAD, variant,
+                                         requires_grad)
+        if isinstance(theirs, tuple) or isinstance(ours, tuple):
+            refusal = optable.gradgrad_unsupported(variant)
+            if refusal is None and inputs != "as given" and "leaf" in (
+                    variant.sample.context or ""):
+                # The leaf written in place needs no grad now, the value
+                # written does: a view of a tensor changed in place with
+                # a grad, through which toygrad refuses create_graph (as
+                # for a non-leaf's view).
+                refusal = "create_graph through"
+            error = ours[1] if isinstance(ours, tuple) and len(ours) > 1 else None
+            if refusal and error and error[0] == "NotImplementedError" and (
+                    refusal in error[1]):
+                continue  # refused by name
+            if ours != theirs:
+                differences.append(f"{pattern}: toygrad {ours!r}, torch "
+                                   f"{theirs!r}")
+            continue
+        ours_ids = [kept if kept == "|" else kept[:3] for kept in ours]
+        theirs_ids = [kept if kept == "|" else kept[:3] for kept in theirs]
+        if ours_ids != theirs_ids:
+            differences.append(f"{pattern}: toygrad saves {ours_ids}, "
+                               f"torch {theirs_ids}")
+            continue
+        for n, (a, b) in enumerate(zip(ours, theirs)):
+            if b != "|" and not optable.same_numbers(
+                    a[3], b[3],
+                    variant.precision if b[2] == "float64" else b[2]):
+                differences.append(f"{pattern}: saved {n} ({b[0]}): toygrad "
+                                   f"{_show(a[3])}, torch {_show(b[3])}")
+    return differences
+
+
+@pytest.mark.parametrize("case", _params(_tensor_cases(),
+                                         special_known.SAVED_BY_THE_GRADIENT))
+def test_what_the_gradient_s_graph_saves_agrees_with_pytorch(case):
+    differences = saved_by_the_gradient_differences(case)
+    assert not differences, "\n".join(differences)
+
+
 def test_every_known_special_difference_names_a_case():
     for known in (special_known.SPECIAL_UPSTREAM,
                   special_known.GRADIENT_GRAPH,
-                  special_known.SAVED_SEQUENCE):
+                  special_known.SAVED_SEQUENCE,
+                  special_known.SAVED_BY_THE_GRADIENT):
         for case_id, reason in known.items():
             assert case_id in optable.CASES_BY_ID, case_id
             assert reason.split(":")[0] in special_known.CLASSES, reason

@@ -348,3 +348,56 @@ def test_the_node_of_a_changed_inference_mode_view_is_pytorchs_error(
                 results.append((type(error).__name__, str(error)))
         return results
     assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("ask_for_the_node", [False, True])
+def test_an_in_place_write_into_a_stale_view_is_pytorchs_leaf_check(
+        ask_for_the_node):
+    """A view of a tensor that needs no grad (a gradient autograd.grad made
+    under create_graph), whose base then took a grad through another view:
+    PyTorch's check_inplace asks is_leaf() of the view's node as stored,
+    so ``x[()] *= y`` raises "a leaf Variable ..." until the view's new node
+    is asked for (found by the random search)."""
+    def run(M):
+        t0 = M.tensor(0.0, dtype=M.float64, requires_grad=True)
+        t1 = t0 * 1
+        (t2,) = M.autograd.grad(t1.sum(), [t1], create_graph=True)
+        inner = t2[()]
+        inner.mul_(t1.tanh())
+        if ask_for_the_node:
+            t2.grad_fn
+        return outcomes(lambda: t2.copy_(inner) is t2,
+                        lambda: t2.grad_fn.name(), lambda: t2._version)
+    assert run(toygrad) == run(torch)
+
+
+def test_the_gradient_through_a_changed_view_is_a_view_of_new_zeros():
+    """AsStridedBackward0's gradient, as PyTorch's as_strided_backward
+    makes it: copied into zeros of the base's size and returned as a view
+    of them, at version 1 (found by the random search, which compares
+    every tensor's version and base)."""
+    def run(M):
+        x = M.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=M.float64,
+                     requires_grad=True)
+        y = x.clone()
+        view = y[0]
+        y.add_(M.ones(3, dtype=M.float64))
+        (g,) = M.autograd.grad(view.sum(), [x])
+        return (view.grad_fn.name(), g.tolist(), g._version,
+                g._base is not None, tuple(g._base.shape))
+    assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("take", ["max()", "max(0)", "max(1, keepdim)"])
+def test_max_s_gradient_is_at_pytorchs_version(take):
+    """max's gradient is written in place by PyTorch's formula (new zeros,
+    then masked_fill_ or scatter_): versions 1 and 2, as an
+    autograd.grad result shows (found by the random search)."""
+    def run(M):
+        x = M.tensor([[1.0, 3.0], [3.0, 0.0]], dtype=M.float64,
+                     requires_grad=True)
+        out = {"max()": lambda: x.max(), "max(0)": lambda: x.max(0)[0],
+               "max(1, keepdim)": lambda: x.max(1, keepdim=True)[0]}[take]()
+        (g,) = M.autograd.grad(out.sum(), [x])
+        return g.tolist(), g._version
+    assert run(toygrad) == run(torch)

@@ -294,6 +294,20 @@ def written_below_autograd(out, writes, *inputs):
     return out
 
 
+def written_by_a_formula(out, writes):
+    """``out``, a new tensor made by a gradient formula, counting the
+    in-place writes PyTorch's formula makes into it.
+
+    A formula of FunctionsManual.cpp calls ATen above the autograd kernel,
+    so each ``masked_fill_``, ``scatter_`` or ``copy_`` it makes on a fresh
+    tensor goes through ``ADInplaceOrView`` and bumps its version, which a
+    gradient returned by ``autograd.grad`` shows (max()'s is at version 1).
+    In inference mode nothing counts (see written_below_autograd)."""
+    if not grad_mode.state.inference:
+        out._shared_version_counter()[0] += writes
+    return out
+
+
 # Arithmetic with broadcasting.
 
 class Add(Function):
@@ -426,12 +440,14 @@ class Mul(Function):
         a_shape, b_shape = ctx.shapes
         # Only the gradients the pass needs (narrowed by autograd.grad, as
         # PyTorch's task_should_compute_output): under create_graph each
-        # product records a node that saves (packs) its operands.
+        # product records a node that saves (packs) its operands. b's first:
+        # PyTorch's generated nodes compute their inputs' gradients in the
+        # alphabetical order of their names (other, then self).
         need_a, need_b = ctx.needs_input_grad
+        grad_b = (unbroadcast(grad * a, b_shape) if need_b and a is not None
+                  else None)
         return (unbroadcast(grad * b, a_shape) if need_a and b is not None
-                else None,
-                unbroadcast(grad * a, b_shape) if need_b and a is not None
-                else None)
+                else None, grad_b)
 
     # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
     # is absent (a ZeroTangent) is dropped, as in PyTorch, not 0 * a.
@@ -1008,9 +1024,11 @@ class ThresholdBackward(Function):
     def backward(ctx, grad_grad):
         # derivatives.yaml: threshold_backward(grad, self, threshold), and
         # zeros_like(grad) for self (a gradient of zeros, not none).
+        # Only what the pass needs, as PyTorch's node: under create_graph,
+        # grad's gradient records a node that saves ``out``.
         (out,) = ctx.saved_tensors
-        need_out = ctx.needs_input_grad[1]
-        return (ThresholdBackward.apply(grad_grad, out),
+        need_grad, need_out = ctx.needs_input_grad
+        return (ThresholdBackward.apply(grad_grad, out) if need_grad else None,
                 _zeros_like(grad_grad) if need_out else None)
 
     jvp = linear_in(0)
@@ -1270,8 +1288,9 @@ def _evenly_distribute(grad, array, value):
     zeros = Tensor(np.zeros(array.shape, grad.dtype))
     if not grad_mode.state.enabled:  # not recorded: the numbers alone
         zeros.data[mask] = grad.data / count.astype(grad.dtype)
-        return zeros
-    return MaskedFill.apply(zeros, mask, grad / Tensor(count))
+        return written_by_a_formula(zeros, 1)  # masked_fill_
+    return written_by_a_formula(
+        MaskedFill.apply(zeros, mask, grad / Tensor(count)), 1)
 
 
 class MaskedFill(Function):
@@ -1389,7 +1408,8 @@ def _value_selecting_backward(grad, index, shape, dim, keepdim):
             np.expand_dims(grad.data, dim))
         index = np.expand_dims(index, dim)
     zeros = Tensor(np.zeros(shape, grad.dtype))
-    return Scatter.apply(zeros, dim, index, grad)
+    # Two writes in PyTorch's formula, as its result's version shows.
+    return written_by_a_formula(Scatter.apply(zeros, dim, index, grad), 2)
 
 
 def _along(index, dim):

@@ -189,7 +189,16 @@ class AsStridedBackward0(Node):
 
     def apply(self, grad):
         _no_create_graph(self)
-        return [Scatter.apply(grad, self.positions, self.base_shape)]
+        # PyTorch's as_strided_backward: the gradient copied (copy_) into
+        # new zeros the size of the base, and returned as a view of them
+        # (as_strided): its _base is those zeros, its version 1.
+        from toygrad.ops import View, written_by_a_formula
+        total = Scatter.apply(grad, self.positions, self.base_shape)
+        storage = Tensor(total.data.reshape(-1))
+        ctx = View._backward_cls()
+        ctx.shape, ctx.new_shape = storage.shape, self.base_shape
+        view = untracked(View, storage, View.take(ctx, storage.data), ctx)
+        return [written_by_a_formula(view, 1)]
 
 
 def _no_create_graph(node):
@@ -295,7 +304,12 @@ class CopySlices(Node):
         _no_create_graph(self)
         grad_view = Gather.apply(grad, self.positions)
         grads = self.fn.apply(grad_view)
-        return [Overwrite.apply(grad, grads[0], self.positions)] + grads[1:]
+        # PyTorch's CopySlices writes the base's gradient twice: the
+        # incoming gradient copied into a new tensor, then fn's gradient
+        # into its slice (copy_ each): version 2.
+        from toygrad.ops import written_by_a_formula
+        return [written_by_a_formula(
+            Overwrite.apply(grad, grads[0], self.positions), 2)] + grads[1:]
 
     def release_variables(self):
         # PyTorch's CopySlices::release_variables sets fn to null: a second
@@ -377,6 +391,13 @@ def _check_can_change(target):
     if target.requires_grad and target._base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is "
                            "being used in an in-place operation.")
+    # Then PyTorch's leaf check, for a view too, on the node as stored: a
+    # view whose base was changed in place since (CopySlices) requires
+    # grad, and is still a leaf until its node is asked for (is_leaf reads
+    # grad_fn_ without making the view's new node).
+    if target._grad_fn is None and target.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being "
+                           "used in an in-place operation.")
 
 
 _INTERNAL_OVERLAP = (

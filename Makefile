@@ -78,7 +78,7 @@ system-book:
 	@scripts/system-packages.sh dot:graphviz
 
 system-test:
-	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap
+	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap npm:npm
 
 # A stage that passed is not run again while nothing it reads has changed: its key is the
 # hash of the repository's files, the environment and, for the site check, the built site
@@ -119,7 +119,15 @@ build-all: setup system-book fresh-cache
 # tests (a minute) to keep 557 of them.
 marked = $(shell grep -l 'mark\.$(1)\b' tests/test_*.py)
 
-site-check: setup system-test
+# The site check's accessibility audit, axe-core, from the npm registry at the version
+# package-lock.json pins (npm ci: exactly the lock; no install scripts run).
+AXE := node_modules/axe-core/axe.min.js
+$(AXE): package.json package-lock.json
+	@scripts/system-packages.sh npm:npm
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
+
+site-check: setup system-test $(AXE)
 	$(STAGE) site-check $(call passkey,site-check) -- $(BIN)/python -m pytest -m site -q $(call marked,site)
 
 # The book as two PDFs, printed from the built site by headless Chromium (scripts/book_pdf.py):

@@ -172,7 +172,7 @@ function captions(article) {
     .map((caption) => ({ text: caption.innerText.trim(), contrast: contrast(caption) }));
 }
 
-async function accessibility() {
+async function accessibility(accepted) {
   const results = await axe.run(document, {
     runOnly: {
       type: "tag",
@@ -186,6 +186,11 @@ async function accessibility() {
       id: violation.id,
       impact: violation.impact,
       targets: violation.nodes.map((node) => node.target.join(" ")),
+      // Whether each element is one that `accepted[rule]` (selectors) names.
+      accepted: violation.nodes.map((node) => {
+        const element = node.target.length === 1 ? document.querySelector(node.target[0]) : null;
+        return !!element && (accepted[violation.id] || []).some((selector) => element.matches(selector));
+      }),
     }));
 }
 
@@ -243,7 +248,7 @@ async function survey(options) {
     cut: cutOff(article),
     figures: await figures(article),
     captions: captions(article),
-    axe: await accessibility(),
+    axe: await accessibility(options.accepted),
     menus: await menus(options.mobile),
   };
 }

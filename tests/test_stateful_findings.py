@@ -401,3 +401,27 @@ def test_max_s_gradient_is_at_pytorchs_version(take):
         (g,) = M.autograd.grad(out.sum(), [x])
         return g.tolist(), g._version
     assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("operation", ["F.linear(x, y)", "x.mm(y)", "x @ y",
+                                       "x * z"])
+@pytest.mark.parametrize("x_made_in_inference_mode", [False, True])
+def test_a_bad_shape_among_inference_tensors_is_the_kernels_error(
+        operation, x_made_in_inference_mode):
+    """When every input is an inference tensor, none has an autograd
+    dispatch key: there is no autograd kernel to save them first, and the
+    kernel's shape check is the error, though x requires grad. With a
+    normal x, saving the inference y is (found by the random search)."""
+    def run(M):
+        def leaf():
+            return M.zeros(1, 3, dtype=M.float64, requires_grad=True)
+        with M.inference_mode():
+            y = M.zeros(1, 1, dtype=M.float64)
+            z = M.zeros(2, dtype=M.float64)
+            x = leaf() if x_made_in_inference_mode else None
+        x = leaf() if x is None else x
+        do = {"F.linear(x, y)": lambda: M.nn.functional.linear(x, y),
+              "x.mm(y)": lambda: x.mm(y), "x @ y": lambda: x @ y,
+              "x * z": lambda: x * z}[operation]
+        return outcomes(do)
+    assert run(toygrad) == run(torch)

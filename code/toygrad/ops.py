@@ -120,7 +120,8 @@ def binary(function, a, b, *alpha):
             broadcast_shape(a.data.shape, b.data.shape)
         except RuntimeError:
             # Chapters 10 and 11: the autograd kernel saves first.
-            saved_before_checks(*saved_by_binary(function, a, b))
+            saved_before_checks(*saved_by_binary(function, a, b),
+                                inputs=(a, b))
             raise
     return function.apply(a, b, *alpha)
 
@@ -208,7 +209,7 @@ def rpow_operands(x, base):
     return x, base
 
 
-def saved_before_checks(*saved):
+def saved_before_checks(*saved, inputs):
     """Save ``saved`` (None for one not saved) as the node of an operation
     whose checks are about to fail would, while recording: call it there.
 
@@ -219,8 +220,13 @@ def saved_before_checks(*saved):
     tensor saved, in the kernel's order. The node then goes away unused.
     Which tensors are saved, and in which order, is derivatives.yaml's
     (probed in tests/test_pack_before_checks.py).
+
+    ``inputs`` are the operation's inputs: when every tensor among them is
+    an inference tensor, none has an autograd dispatch key, so there is no
+    autograd kernel, no node and nothing saved: the kernel's check speaks.
     """
-    if not grad_mode.state.enabled:
+    if not grad_mode.state.enabled or all(
+            x._is_inference for x in inputs if isinstance(x, Tensor)):
         return
     hooks = current_saved_tensors_hooks()
     for x in saved:
@@ -243,12 +249,14 @@ def computes_gradient(x):
                                       or x._requires_grad)
 
 
-def saved_by_each_other(a, b):
+def saved_by_each_other(a, b, inputs=None):
     """``saved_before_checks`` for a product: ``a`` is saved for ``b``'s
-    gradient, then ``b`` for ``a``'s (give them in the kernel's order)."""
+    gradient, then ``b`` for ``a``'s (give them in the kernel's order);
+    ``inputs``, the operation's, are ``(a, b)`` unless given."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         saved_before_checks(a if computes_gradient(b) else None,
-                            b if computes_gradient(a) else None)
+                            b if computes_gradient(a) else None,
+                            inputs=(a, b) if inputs is None else inputs)
 
 
 def saved_by_binary(function, a, b):
@@ -1202,7 +1210,7 @@ def reduce_max(x, dim=None, keepdim=False):
     if dim is None:
         if x.data.size == 0:
             # Chapter 11: MaxBackward1 saves self before the kernel checks.
-            saved_before_checks(x if x.requires_grad else None)
+            saved_before_checks(x if x.requires_grad else None, inputs=(x,))
             raise RuntimeError(
                 "max(): Expected reduction dim to be specified for "
                 "input.numel() == 0. Specify the reduction dim with the 'dim' "

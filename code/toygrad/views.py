@@ -636,7 +636,8 @@ def inplace(target, function, *args):
         if isinstance(other, Tensor) and function.saves_self is not None:
             ops.saved_before_checks(*(
                 _original_self(target)[1] if saved is target else saved
-                for saved in ops.saved_by_binary(function, target, other)))
+                for saved in ops.saved_by_binary(function, target, other)),
+                inputs=(target, other))
         raise
     source, edge = target, None
     if function.saves_self is not None and current_saved_tensors_hooks():

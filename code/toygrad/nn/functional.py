@@ -88,7 +88,8 @@ def _check_linear(x, weight, bias):
         # gradient, before its checks.
         if grad_mode.state.enabled:
             rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
-            ops.saved_by_each_other(rows, ops.t(weight))
+            ops.saved_by_each_other(rows, ops.t(weight),
+                                    inputs=(x, weight, bias))
         raise
 
 
@@ -150,7 +151,7 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
     # kernel checks the target.
     saved = (log_probs, target) if log_probs.requires_grad else ()
     if target.data.dtype != np.int64:
-        ops.saved_before_checks(*saved)
+        ops.saved_before_checks(*saved, inputs=(log_probs, target))
         raise RuntimeError("expected target dtype to be Long or Byte, but "
                            f"got {torch_name(target.dtype)}")
     if len(target.data) != len(log_probs.data):
@@ -166,7 +167,7 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
     if not every_label_a_class:
         bad = ((labels < 0) | (labels >= classes)) & (labels != ignore_index)
         if bad.any():
-            ops.saved_before_checks(*saved)
+            ops.saved_before_checks(*saved, inputs=(log_probs, target))
             raise IndexError(f"Target {labels[bad][0]} is out of bounds.")
     # The node need not look for ignored rows if there can be none.
     return ops.NllLoss.apply(log_probs, (target,), reduction, ignore_index,

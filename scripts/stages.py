@@ -15,8 +15,10 @@ inputs (computed again after it ran: a build changes the site that a later key r
 A stage can also say itself what came from its cache ("12/14 pages cached"): it appends a
 line to the file named by ``$STAGE_NOTE`` (``passcache.note``), which the table shows.
 The record is ``_build/stages.tsv``, one line a stage, with when the stage began (seconds
-after ``start``): stages can run side by side, so the table ends with both the sum of the
-stages' seconds and the wall-clock time of the run. Only the standard library: the table is
+after ``start``) and the CPU seconds its processes used (user and system, of every process
+that was waited for): stages can run side by side, so the table ends with both the sum of the
+stages' seconds and the wall-clock time of the run, and the CPU column shows which stage keeps
+the cores busy. Only the standard library: the table is
 printed even when the set-up of ``.venv`` failed.
 """
 
@@ -50,14 +52,15 @@ def _since_start():
         return None
 
 
-def record(name, seconds, cached, outcome):
-    """One stage's row: its seconds, and when it began counted from `start` (stages run side
-    by side in `make test`)."""
+def record(name, seconds, cached, outcome, cpu=None):
+    """One stage's row: its seconds, when it began counted from `start` (stages run side
+    by side in `make test`), and its CPU seconds (None: not measured)."""
     RECORD.parent.mkdir(parents=True, exist_ok=True)
     since = _since_start()
     began = "" if since is None else f"{max(0.0, since - seconds):.1f}"
+    cpu = "" if cpu is None else f"{cpu:.1f}"
     with RECORD.open("a") as out:
-        out.write(f"{name}\t{seconds:.1f}\t{cached}\t{outcome}\t{began}\n")
+        out.write(f"{name}\t{seconds:.1f}\t{cached}\t{outcome}\t{began}\t{cpu}\n")
 
 
 def run(argv):
@@ -111,7 +114,9 @@ def _run(name, command, cached, began, notes):
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, stop)
     try:
-        code = child.wait()
+        # wait4: the child's rusage, which holds every process below it that was waited for
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = code = os.waitstatus_to_exitcode(status)
     except Interrupted:
         # Ctrl-C reaches the child too (one process group); another signal, maybe sent to
         # this process alone, is passed on. The child may clean up before its row is written.
@@ -130,7 +135,8 @@ def _run(name, command, cached, began, notes):
         outcome = f"interrupted ({signal.Signals(-code).name})"
     else:
         outcome = "ok" if code == 0 else f"failed ({code})"
-    record(name, time.monotonic() - began, _cached(cached, notes), outcome)
+    record(name, time.monotonic() - began, _cached(cached, notes), outcome,
+           usage.ru_utime + usage.ru_stime)
     return 128 - code if code < 0 else code
 
 
@@ -145,7 +151,7 @@ class Interrupted(Exception):
 
 
 def table():
-    rows = [(line.split("\t") + [""])[:5]
+    rows = [(line.split("\t") + ["", ""])[:6]
             for line in RECORD.read_text().splitlines()] if RECORD.exists() else []
     if not rows:
         print("stages: none ran")
@@ -153,13 +159,16 @@ def table():
     width = max(len("total (wall clock)"), *(len(row[0]) for row in rows))
     cached_width = max(len("cached"), *(len(row[2]) for row in rows))
     print()
-    print(f"{'stage':<{width}}  {'began':>7}  {'seconds':>8}  {'cached':<{cached_width}}  outcome")
-    for name, seconds, cached, outcome, began in rows:
+    print(f"{'stage':<{width}}  {'began':>7}  {'seconds':>8}  {'cpu':>7}  "
+          f"{'cached':<{cached_width}}  outcome")
+    for name, seconds, cached, outcome, began, cpu in rows:
         began = f"{float(began):>7.1f}" if began else f"{'':>7}"
-        print(f"{name:<{width}}  {began}  {float(seconds):>8.1f}  {cached:<{cached_width}}  "
-              f"{outcome}")
+        cpu = f"{float(cpu):>7.1f}" if cpu else f"{'':>7}"
+        print(f"{name:<{width}}  {began}  {float(seconds):>8.1f}  {cpu}  "
+              f"{cached:<{cached_width}}  {outcome}")
     total = sum(float(row[1]) for row in rows)
-    print(f"{'sum of the stages':<{width}}  {'':>7}  {total:>8.1f}")
+    cpu = sum(float(row[5]) for row in rows if row[5])
+    print(f"{'sum of the stages':<{width}}  {'':>7}  {total:>8.1f}  {cpu:>7.1f}")
     since = _since_start()
     if since is not None:  # stages that ran side by side count once here
         print(f"{'total (wall clock)':<{width}}  {'':>7}  {since:>8.1f}")

@@ -136,6 +136,19 @@ def test_a_stage_s_own_note_fills_the_cached_column(tmp_path):
     assert (tmp_path / "stages.tsv").read_text().split("\t")[2] == "3/5 pages cached"
 
 
+def test_a_stage_s_cpu_seconds_count_the_processes_below_it(tmp_path):
+    # Two processes side by side under the stage's shell, each busy for about 0.3 s of CPU.
+    busy = f"{sys.executable} -c 'import time; t = time.process_time(); "
+    busy += "exec(\"while time.process_time() - t < 0.3: pass\")'"
+    assert stage(tmp_path, "k1", f"{busy} & {busy}; wait").returncode == 0
+    row = (tmp_path / "stages.tsv").read_text().split("\t")
+    assert 0.55 <= float(row[5]) <= 2.0, row
+    table = subprocess.run([sys.executable, str(ROOT / "scripts" / "stages.py"), "table"],
+                           env={**os.environ, "STAGES_FILE": str(tmp_path / "stages.tsv")},
+                           capture_output=True, text=True).stdout
+    assert " cpu " in table.splitlines()[1]
+
+
 # --- the site's keys (pdf-check and site-check) -----------------------------------------------
 
 def site(tmp_path):

@@ -65,12 +65,16 @@ lane-book:
 lane-binder:
 	@$(LANE) binder-test binder-check instructor-check
 
+# The packages' bytecode is compiled after pip, on every core (pip compiles file by file on
+# one, half of its time): the same .pyc files. A few files of some packages are not Python 3
+# (test data, templates) and do not compile, as pip's own pass skips them.
 setup: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(STAGE) setup -- $(SHELL) -c 'set -ex; \
 		test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
-		$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt; \
+		$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt; \
+		$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null || true; \
 		$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .'
 	@touch $@
 

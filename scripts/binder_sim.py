@@ -99,13 +99,18 @@ def build_venv():
     log(f"building {VENV} (binder/ changed or first run; a few minutes)")
     shutil.rmtree(VENV, ignore_errors=True)
     subprocess.run([PYTHON, "-m", "venv", str(VENV)], check=True)
-    pip = [str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet",
-           "--disable-pip-version-check", "--no-cache-dir"]
+    python = str(VENV / "bin" / "python")
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+           "--no-cache-dir", "--no-compile"]
     subprocess.run(pip + ["-r", str(BASE_ENV)], check=True)
     requirements = SIM / "requirements-local.txt"
     requirements.write_text(
         local_requirements((ROOT / "binder" / "requirements.txt").read_text()))
     subprocess.run(pip + ["-r", str(requirements)], check=True)
+    # The bytecode pip would have compiled, on every core (as the Makefile's set-up does;
+    # the few files that are not Python 3 fail, as in pip's own pass).
+    subprocess.run([python, "-m", "compileall", "-q", "-j", "0", str(VENV / "lib")],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     stamp.write_text(key)
 
 

@@ -425,3 +425,26 @@ def test_a_bad_shape_among_inference_tensors_is_the_kernels_error(
               "x * z": lambda: x * z}[operation]
         return outcomes(do)
     assert run(toygrad) == run(torch)
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "SGD(momentum=0.9)", "Adam"])
+@pytest.mark.parametrize("shape", [(2, 3), (1, 1)])
+def test_an_optimizer_writes_an_expanded_parameter_as_add_does(optimizer, shape):
+    """A parameter that is an expand (autograd.grad's gradient of a sum,
+    then requires_grad_): PyTorch's optimizers write it with add_, which
+    refuses elements that share memory, and writes a single element
+    through its base. toygrad's optimizers wrote NumPy's memory directly
+    and raised NumPy's ValueError (found by the random search)."""
+    def run(M):
+        w = M.ones(shape, dtype=M.float64, requires_grad=True)
+        (p,) = M.autograd.grad(w.sum(), [w])
+        p.requires_grad_(True)
+        make = {"SGD": lambda: M.optim.SGD([p], lr=0.1),
+                "SGD(momentum=0.9)": lambda: M.optim.SGD([p], lr=0.1,
+                                                         momentum=0.9),
+                "Adam": lambda: M.optim.Adam([p], lr=0.1)}[optimizer]
+        opt = make()
+        (p * M.tensor(2.0, dtype=M.float64)).sum().backward()
+        return outcomes(lambda: opt.step(), lambda: p.tolist(),
+                        lambda: p._version)
+    assert run(toygrad) == run(torch)

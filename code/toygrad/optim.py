@@ -11,7 +11,27 @@ import warnings
 
 import numpy as np
 
+from toygrad import views
+from toygrad.autograd.grad_mode import no_grad
 from toygrad.tensor import Tensor, _refuse
+
+
+def _add_(param, update):
+    """``param.add_(update)`` (an array), the write every update ends with, as
+    PyTorch's optimizers make it: in place, under no_grad, a new version.
+
+    Into the parameter's own memory when NumPy can write it as it is (the
+    common case, quickly); else through toygrad's ``add_``, which writes
+    through a view's base and raises PyTorch's errors (an expanded tensor,
+    whose elements share memory, refuses the write)."""
+    data = param.data
+    if data.flags.writeable and (data.flags.c_contiguous
+                                 or not views._overlaps_itself(data)):
+        data += update
+        param._bump_version()
+        return
+    with no_grad():
+        param.add_(Tensor(np.asarray(update, data.dtype)))
 
 
 def _typename(value):
@@ -127,8 +147,7 @@ class SGD(Optimizer):
             for p in self.params:
                 grad = p.grad
                 if grad is not None:
-                    np.subtract(p.data, lr * grad.data, out=p.data)
-                    p._bump_version()  # as any in-place change
+                    _add_(p, -(lr * grad.data))
             return
         settings = {key: group[key] for key in (
             "lr", "momentum", "dampening", "weight_decay", "nesterov",
@@ -156,8 +175,7 @@ def sgd_update(param, grad, buffer, *, lr, momentum, dampening, weight_decay,
             buffer *= momentum
             buffer += (1 - dampening) * grad
         grad = grad + momentum * buffer if nesterov else buffer
-    param.data += -lr * grad  # p.add_(grad, alpha=-lr)
-    param._bump_version()
+    _add_(param, -lr * grad)  # p.add_(grad, alpha=-lr)
     return buffer
 
 
@@ -227,5 +245,4 @@ class Adam(Optimizer):
                 denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
             denom += eps
             # p.addcdiv_(exp_avg, denom, value=-step_size)
-            p.data += -step_size * exp_avg / denom
-            p._bump_version()
+            _add_(p, -step_size * exp_avg / denom)

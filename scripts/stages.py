@@ -18,7 +18,8 @@ The record is ``_build/stages.tsv``, one line a stage, with when the stage began
 after ``start``) and the CPU seconds its processes used (user and system, of every process
 that was waited for): stages can run side by side, so the table ends with both the sum of the
 stages' seconds and the wall-clock time of the run, and the CPU column shows which stage keeps
-the cores busy. Only the standard library: the table is
+the cores busy; the last line says how busy the whole machine was meanwhile (/proc/stat), which
+counts what the column cannot (processes no stage waited for: browsers, sandboxes). Only the standard library: the table is
 printed even when the set-up of ``.venv`` failed.
 """
 
@@ -42,12 +43,31 @@ STARTED = RECORD.with_suffix(".start")  # when `stages.py start` ran (time.time(
 def start():
     RECORD.parent.mkdir(parents=True, exist_ok=True)
     RECORD.write_text("")
-    STARTED.write_text(f"{time.time()}\n")
+    STARTED.write_text(f"{time.time()}\n{_machine_busy() or ''}\n")
+
+
+def _machine_busy():
+    """The seconds of CPU the whole machine has been busy since it booted (every process's,
+    all cores; Linux's /proc/stat, less idle and iowait), or None elsewhere."""
+    try:
+        fields = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _busy_since_start():
+    try:
+        then = float(STARTED.read_text().split("\n")[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    now = _machine_busy()
+    return None if now is None else now - then
 
 
 def _since_start():
     try:
-        return time.time() - float(STARTED.read_text())
+        return time.time() - float(STARTED.read_text().split("\n")[0])
     except (OSError, ValueError):
         return None
 
@@ -172,6 +192,10 @@ def table():
     since = _since_start()
     if since is not None:  # stages that ran side by side count once here
         print(f"{'total (wall clock)':<{width}}  {'':>7}  {since:>8.1f}")
+        busy = _busy_since_start()
+        if busy is not None:  # what the cpu column cannot see: browsers, sandboxes, others
+            print(f"machine busy: {busy:.0f} s of CPU in {since:.0f} s on {os.cpu_count()} "
+                  f"cores ({busy / (since * os.cpu_count()):.0%} of what they could give)")
 
 
 def main(argv):

@@ -82,7 +82,7 @@ system-book:
 	@scripts/system-packages.sh dot:graphviz
 
 system-test:
-	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap npm:npm
+	@$(STAGE) system-packages -- scripts/system-packages.sh dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap npm:npm pdftotext:poppler-utils
 
 # A stage that passed is not run again while nothing it reads has changed: its key is the
 # hash of the repository's files, the environment and, for the site check, the built site

@@ -7,12 +7,13 @@ exercise solution of the website is in the instructor edition and in no way in t
 edition (a distinctive line of each, taken from the built HTML); no link points at the
 temporary local server the pages were printed from.
 
-Needs a built site (``make book``), selenium and Debian's ``chromium`` and ``chromium-driver``
-(``make test`` installs them).
+Needs a built site (``make book``), selenium and Debian's ``chromium``, ``chromium-driver`` and
+``poppler-utils`` (``make test`` installs them).
 """
 
 import copy
 import re
+import subprocess
 import sys
 import unicodedata
 from pathlib import Path
@@ -81,9 +82,21 @@ def pdfs():
         pytest.fail("no built site in _build/html: run `make book` first")
     if not book_pdf.up_to_date():
         book_pdf.build()
-    readers = {edition: PdfReader(path) for edition, path in book_pdf.outputs().items()}
-    return {edition: (reader, [squeeze(page.extract_text()) for page in reader.pages])
-            for edition, reader in readers.items()}
+    pdfs = {}
+    for edition, path in book_pdf.outputs().items():
+        reader, texts = PdfReader(path), page_texts(path)
+        assert len(texts) == len(reader.pages), (edition, len(texts), len(reader.pages))
+        pdfs[edition] = reader, texts
+    return pdfs
+
+
+def page_texts(path):
+    """The squeezed text of each page of the PDF at ``path``, by poppler's pdftotext
+    (Debian's poppler-utils, which make test installs), which parts pages with a form feed:
+    a second for the two editions, where pypdf's extract_text took 40."""
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    return [squeeze(page) for page in text.split("\f")[:-1]]  # the last feed ends the file
 
 
 @pytest.fixture(scope="module")

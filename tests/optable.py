@@ -19,6 +19,7 @@ supports" (chapters/appendix_support.md).
 
 import contextlib
 import copy
+import operator
 import time
 import types
 import warnings
@@ -2178,6 +2179,17 @@ ENTRIES = [
                   ("f64 1 (no grad)", lambda rng: leaf(rng, (1,), grad=False)),
                   ("f64 2 (no grad)", lambda rng: leaf(rng, (2,), grad=False))),
             ("Tensor.__int__",)),
+    OpEntry("operator.index(x)", lambda lib, x: operator.index(x),
+            fixed(("i64 0-dim", lambda rng: leaf(rng, (), "int64")),
+                  ("i64 1", lambda rng: leaf(rng, (1,), "int64")),
+                  ("bool 0-dim", lambda rng: leaf(rng, (), "bool")),
+                  ("i64 2", lambda rng: leaf(rng, (2,), "int64")),
+                  ("f64 0-dim (no grad)", lambda rng: leaf(rng, (), grad=False))),
+            ("Tensor.__index__",), checks="value, error"),
+    OpEntry("NumPy number * x", lambda lib, x: np.float64(2.5) * x,
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3))),
+                  ("f32 2x3", lambda rng: leaf(rng, (2, 3), "float32"))),
+            ("Tensor.__array_priority__",)),
     OpEntry("1.0 in x", _membership,
             fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3)))),
             ("Tensor.__contains__",)),

@@ -62,6 +62,12 @@ def _kind(operand):
     data = getattr(operand, "data", None)
     if isinstance(data, np.ndarray):
         return (1 if data.ndim == 0 else 0), check_dtype(data.dtype)
+    refuse_operand(operand)
+
+
+def refuse_operand(operand):
+    """The refusal, by name, of an operand PyTorch takes and toygrad does
+    not: a complex number, NumPy's scalars and arrays."""
     if isinstance(operand, complex):
         raise NotImplementedError(
             "toygrad supports the dtypes bool, int64, float32 and float64, "
@@ -102,14 +108,19 @@ def true_divide_type(*operands):
 
 
 def type_name(value):
-    """The name PyTorch's messages give ``value``'s type.
+    """The name PyTorch's messages give ``value``'s type: its ``tp_name``.
 
-    As Python's: "float", but "numpy.float64" for a type outside builtins.
+    A class written in Python is named alone ("ReLU"), as are Python's own
+    types ("float"); a type written in C outside builtins with its module
+    ("numpy.float64").
     """
     kind = type(value)
-    if kind.__module__ == "builtins":
+    if kind.__module__ == "builtins" or kind.__flags__ & _HEAP_TYPE:
         return kind.__qualname__
     return f"{kind.__module__}.{kind.__qualname__}"
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
 
 
 def _is_int(value):

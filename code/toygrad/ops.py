@@ -21,7 +21,8 @@ from toygrad.autograd.function import (
 from toygrad.autograd.graph import current_saved_tensors_hooks
 from toygrad.dtypes import (
     DEFAULT_FLOAT, c_name, canonical_dim, canonical_dims, check_dtype,
-    result_type, tensor_type, torch_name, true_divide_type)
+    refuse_operand, result_type, tensor_type, torch_name, true_divide_type,
+    type_name)
 from toygrad.tensor import MaxResult, Tensor
 
 __all__ = ["canonical_dim", "canonical_dims", "check_dtype"]  # re-exported
@@ -185,8 +186,7 @@ def floating(x):
 
 def pow_scalar_operands(x, exponent):
     if not _number(exponent):
-        raise TypeError("unsupported exponent type for a toygrad tensor: "
-                        f"{type(exponent).__name__}")
+        refuse_operand(exponent)
     dtype = result_type(x, exponent)
     if dtype == np.int64 and exponent < 0:
         raise RuntimeError(
@@ -198,8 +198,7 @@ def pow_scalar_operands(x, exponent):
 
 def rpow_operands(x, base):
     if not _number(base):
-        raise TypeError("unsupported base type for a toygrad tensor: "
-                        f"{type(base).__name__}")
+        refuse_operand(base)
     dtype = result_type(x, base)
     if dtype.kind != "f":
         raise NotImplementedError(
@@ -1943,10 +1942,7 @@ def _assignable(x, value):
     if isinstance(value, np.integer):
         return int(value)
     if not _number(value):
-        kind = type(value)
-        name = (kind.__qualname__ if kind.__module__ == "builtins"
-                else f"{kind.__module__}.{kind.__qualname__}")
-        raise TypeError(f"can't assign a {name} to a "
+        raise TypeError(f"can't assign a {type_name(value)} to a "
                         f"{tensor_type(x.dtype)}")
     return value
 

@@ -6,6 +6,7 @@ signatures and node names. Every operation is a ``Function`` (see
 ``toygrad.ops``); this module holds the tensor itself and its methods.
 """
 
+import numbers
 import types
 import warnings
 from sys import getrefcount
@@ -105,6 +106,36 @@ def _cast_gradient(gradient, dtype, create_graph):
             "toygrad does not support a grad_output of another dtype than "
             "its output that requires grad")
     return Tensor(gradient.data.astype(dtype))
+
+
+def _operand(other):
+    """Whether PyTorch's operators take ``other``: a tensor, a number, or one
+    of NumPy's scalars or arrays (which PyTorch converts; toygrad names them
+    as unsupported). For anything else PyTorch's operator gives Python
+    ``NotImplemented``, and Python raises its TypeError ("unsupported
+    operand type(s) for +: 'Tensor' and 'list'")."""
+    return isinstance(other, (Tensor, numbers.Number, np.ndarray, np.generic))
+
+
+def _left_operand(other):
+    """The same for the left operand of a reflected operator (``other + x``):
+    PyTorch's turns down a NumPy array there too (NumPy's own error
+    follows), while it takes NumPy's scalars."""
+    return _operand(other) and not isinstance(other, np.ndarray)
+
+
+def _must_be_tensor(function, name, position, value):
+    """PyTorch's argument parser's error for a non-tensor argument."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{name}' (position "
+                        f"{position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _must_be_operand(function, value):
+    """The same, for an in-place method's ``other``: a number also does."""
+    if not _operand(value):
+        _must_be_tensor(function, "other", 1, value)
 
 
 class Tensor:
@@ -625,29 +656,54 @@ class Tensor:
 
     # Operations: each is a Function from toygrad.ops.
 
+    # NumPy's scalars and arrays on the left of an operator defer to a
+    # tensor's reflected method, as to PyTorch's (torch/_tensor.py), instead
+    # of making the tensor an array and answering with an array.
+    __array_priority__ = 1000
+
     def __add__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return ops.binary(ops.Add, self, other)
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        if not _left_operand(other):
+            return NotImplemented
+        return ops.binary(ops.Add, self, other)
 
     def __sub__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return ops.binary(ops.Sub, self, other)
 
     def __rsub__(self, number):  # number - self
+        if not _left_operand(number):
+            return NotImplemented
         return ops.rsub(self, number)
 
     def __mul__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return ops.binary(ops.Mul, self, other)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        if not _left_operand(other):
+            return NotImplemented
+        return ops.binary(ops.Mul, self, other)
 
     def __truediv__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return ops.binary(ops.Div, self, other)
 
     def __rtruediv__(self, number):  # number / self, as torch/_tensor.py
+        if not _operand(number):  # (an array too: reciprocal() * number)
+            return NotImplemented
         return self.reciprocal() * number
 
     def __pow__(self, exponent):
+        if not _operand(exponent):
+            return NotImplemented
         if isinstance(exponent, Tensor):
             return ops.binary(ops.Pow, self, exponent)
         out = ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
@@ -658,6 +714,8 @@ class Tensor:
         return out
 
     def __rpow__(self, base):  # base ** self
+        if not _left_operand(base):
+            return NotImplemented
         out = ops.RPow.apply(*ops.rpow_operands(self, base))
         if self._is_inference:
             # Chapter 10: pow(Scalar, Tensor)'s kernel writes its new
@@ -674,15 +732,20 @@ class Tensor:
         return ops.Neg.apply(self)
 
     def __matmul__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return ops.matmul(self, other)
 
     def mm(self, other):
+        _must_be_tensor("mm", "mat2", 1, other)
         return ops.mm(self, other)
 
     def mv(self, other):
+        _must_be_tensor("mv", "vec", 1, other)
         return ops.mv(self, other)
 
     def bmm(self, other):
+        _must_be_tensor("bmm", "mat2", 1, other)
         return ops.bmm(self, other)
 
     def exp(self):
@@ -779,29 +842,42 @@ class Tensor:
     # version and rewrite its history (see toygrad.views.inplace).
 
     def add_(self, other, alpha=1):
+        _must_be_operand("add_", other)
         return views.inplace(self, ops.Add, other, *ops.alpha(alpha, self))
 
     def sub_(self, other, alpha=1):
+        _must_be_operand("sub_", other)
         return views.inplace(self, ops.Sub, other, *ops.alpha(alpha, self))
 
     def mul_(self, other):
+        _must_be_operand("mul_", other)
         return views.inplace(self, ops.Mul, other)
 
     def div_(self, other):
+        _must_be_operand("div_", other)
         return views.inplace(self, ops.Div, other)
 
     def zero_(self):
         return views.inplace(self, ops.Zero)
 
     def copy_(self, source):
+        _must_be_operand("copy_", source)
         return views.inplace(self, ops.Copy, source)
 
     # Augmented assignment is in place, as in PyTorch: ``p -= lr * p.grad``
-    # changes ``p`` itself.
-    __iadd__ = add_
-    __isub__ = sub_
-    __imul__ = mul_
-    __itruediv__ = div_
+    # changes ``p`` itself. (An operand PyTorch turns down gives Python
+    # NotImplemented, whose TypeError names the operator.)
+    def __iadd__(self, other):
+        return self.add_(other) if _operand(other) else NotImplemented
+
+    def __isub__(self, other):
+        return self.sub_(other) if _operand(other) else NotImplemented
+
+    def __imul__(self, other):
+        return self.mul_(other) if _operand(other) else NotImplemented
+
+    def __itruediv__(self, other):
+        return self.div_(other) if _operand(other) else NotImplemented
 
     def __setitem__(self, key, value):
         """``x[key] = value``: ``value`` written into the view ``x[key]``
@@ -821,6 +897,14 @@ class Tensor:
 
     def __int__(self):
         return int(self._scalar())
+
+    def __index__(self):
+        """An integer tensor of one element as an index (``[1, 2] * x``,
+        ``range(x)``), as PyTorch allows it; bool counts as an integer."""
+        if self.data.size != 1 or self.data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be "
+                            "converted to an index")
+        return int(self.data.item())
 
     def _scalar(self):
         if self.data.size != 1:

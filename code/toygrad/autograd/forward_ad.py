@@ -93,6 +93,9 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level "
             "exists, make sure to enter_dual_level() first.")
     for name, value in (("primal", tensor), ("tangent", tangent)):
+        if not isinstance(value, Tensor):  # PyTorch asks is_floating_point()
+            raise AttributeError(f"'{type(value).__name__}' object has no "
+                                 "attribute 'is_floating_point'")
         if value.dtype.kind not in "fc":
             raise ValueError(f"Expected {name} to be floating point or "
                              f"complex, but got: torch.{value.dtype.name}")

@@ -108,8 +108,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
     inputs = tuple(inputs)
     if not any(getattr(x, "requires_grad", False) for x in inputs):
         raise ValueError(
-            "gradcheck expects at least one input that requires grad"
-        )
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of them have requires_grad=True.")
     numerical = numerical_jacobian(func, inputs, eps)
     analytical = analytical_jacobian(func, inputs)
     for index, (num, ana) in enumerate(zip(numerical, analytical)):

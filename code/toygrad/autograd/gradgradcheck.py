@@ -132,6 +132,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5,
                    requires_grad=True) for out in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     count = len(grad_outputs)
+    for v in grad_outputs:  # PyTorch reads which of them require grad first
+        v.requires_grad
 
     def first_derivatives(*args):
         input_args, v = args[:-count], args[-count:]

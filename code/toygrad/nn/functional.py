@@ -7,9 +7,11 @@ from toygrad.autograd import Function, grad_mode
 from toygrad.tensor import Tensor
 from toygrad.dtypes import torch_name
 from toygrad.tensor import _refuse as _refuse_arguments
+from toygrad.tensor import _must_be_tensor
 
 
 def relu(x):
+    _must_be_tensor("relu", "input", 1, x)  # PyTorch's torch.relu(input)
     return ops.relu(x)
 
 
@@ -127,6 +129,9 @@ def _check_addmm(x, weight, bias):
 
 
 def log_softmax(x, dim):
+    if not isinstance(x, Tensor):  # PyTorch's calls input.log_softmax(dim)
+        raise AttributeError(
+            f"'{type(x).__name__}' object has no attribute 'log_softmax'")
     dim = ops.canonical_dim(dim, x.data.ndim)
     if x.data.dtype.kind != "f":
         raise NotImplementedError('"log_softmax_lastdim_kernel_impl" not '
@@ -143,6 +148,8 @@ def nll_loss(log_probs, target, ignore_index=-100, reduction="mean",
         _refuse("nll_loss", unsupported)  # weight, size_average, reduce
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _must_be_tensor("nll_loss_nd", "input", 1, log_probs)
+    _must_be_tensor("nll_loss_nd", "target", 2, target)
     if log_probs.data.ndim != 2 or target.data.ndim != 1:
         raise NotImplementedError(
             "toygrad's nll_loss takes a batch of rows (N, C) and targets "
@@ -181,6 +188,8 @@ def cross_entropy(logits, target, ignore_index=-100, reduction="mean",
         _refuse("cross_entropy", unsupported)
     if reduction not in ("mean", "sum", "none"):  # before any operation
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _must_be_tensor("cross_entropy_loss", "input", 1, logits)
+    _must_be_tensor("cross_entropy_loss", "target", 2, target)
     if logits.data.ndim != 2:
         raise NotImplementedError(
             "toygrad's cross_entropy takes a batch of rows (N, C) only")

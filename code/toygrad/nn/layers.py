@@ -19,7 +19,7 @@ from toygrad.autograd import Function
 from toygrad.dtypes import torch_name
 from toygrad.nn import Module, Parameter, _initialised, functional
 from toygrad.nn.conv import conv2d_batched_backward, conv2d_batched_forward
-from toygrad.tensor import Tensor, _refuse
+from toygrad.tensor import Tensor, _must_be_tensor, _refuse
 
 
 def _pair(value, name):
@@ -318,6 +318,7 @@ class MaxPool2d(Module):
                 f"ceil_mode={self.ceil_mode}")
 
     def forward(self, x):
+        _must_be_tensor("max_pool2d", "input", 1, x)  # torch.max_pool2d's
         if x.ndim != 4:
             raise NotImplementedError(
                 "toygrad's MaxPool2d takes a batch (N, C, H, W) only, not an "
@@ -351,6 +352,9 @@ class Flatten(Module):
                 "toygrad's Flatten supports start_dim=1, end_dim=-1 only")
 
     def forward(self, x):
+        if not isinstance(x, Tensor):  # PyTorch's calls input.flatten(...)
+            raise AttributeError(
+                f"'{type(x).__name__}' object has no attribute 'flatten'")
         ops.canonical_dim(1, x.ndim)  # PyTorch's IndexError for x.ndim < 2
         if x.ndim == 2:  # nothing to flatten: PyTorch returns x itself
             return x

@@ -189,6 +189,8 @@ def rounding_sensitive(a, b):
 def module_rounding_sensitive(module, x):
     """Whether one of the products that torch's module of the Pair
     ``module`` computes on ``x`` is ``rounding_sensitive``."""
+    if not isinstance(x.torch, torch.Tensor):  # a module set as an attribute
+        return False  # (the call raises in both, and is compared)
     h = x.torch.detach()
     try:
         with torch.no_grad():

@@ -174,7 +174,9 @@ def run_tests(submission, tasks):
                    PYTHONDONTWRITEBYTECODE="1", GRADE_RESULTS=str(results),
                    GRADE_TEST_SECONDS=str(TEST_SECONDS), HOME=str(scratch / "home"),
                    TMPDIR=str(scratch / "tmp"), MPLCONFIGDIR=str(scratch / "tmp"))
+        # (No task test uses Hypothesis: its plugin, a second of imports, stays out.)
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                   "-p", "no:hypothesispytest",
                    "-p", "grade_plugin", "--rootdir", str(scratch), "-o", "addopts=",
                    "-m", " or ".join(task.marker for task in tasks),
                    *[str(tests / name) for name in files]]

@@ -440,3 +440,10 @@ def test_a_class_is_graded_into_one_gradebook(tmp_path):
         wide = {row["student"]: row for row in csv.DictReader(stream)}
     assert wide["ada"]["total"] == str(BY_ID["15.1"].points + BY_ID["15.2"].points)
     assert wide["bob"]["task 15.1"] == str(BY_ID["15.1"].points) and wide["cy"]["total"] == "0"
+
+
+def test_no_task_test_needs_hypothesis():
+    # The grader leaves Hypothesis's pytest plugin out (a second of imports per grading):
+    # no module a grading copies may use it.
+    for name in (*grade.HELPERS, *(f"test_tasks_ch{c:02d}.py" for c in {t.chapter for t in TASKS})):
+        assert "hypothesis" not in (ROOT / "tests" / name).read_text(), name

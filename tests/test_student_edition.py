@@ -445,5 +445,6 @@ def test_a_class_is_graded_into_one_gradebook(tmp_path):
 def test_no_task_test_needs_hypothesis():
     # The grader leaves Hypothesis's pytest plugin out (a second of imports per grading):
     # no module a grading copies may use it.
-    for name in (*grade.HELPERS, *(f"test_tasks_ch{c:02d}.py" for c in {t.chapter for t in TASKS})):
+    chapters = {task.chapter for task in TASKS}
+    for name in (*grade.HELPERS, *(f"test_tasks_ch{c:02d}.py" for c in chapters)):
         assert "hypothesis" not in (ROOT / "tests" / name).read_text(), name

@@ -852,7 +852,8 @@ class Toygrad(RuleBasedStateMachine):
                      if isinstance(layer, torch.nn.Linear))
         weight = getattr(first, "weight", None)  # it may be deleted
         mismatched = isinstance(weight, torch.Tensor) and (
-            x.torch.ndim == 0 or x.torch.shape[-1] != first.in_features
+            not isinstance(x.torch, torch.Tensor)  # a module set as weight
+            or x.torch.ndim == 0 or x.torch.shape[-1] != first.in_features
             or x.torch.dtype != weight.dtype)
         if known(LINEAR_CHECKS) and mismatched:
             return multiple()

@@ -448,3 +448,21 @@ def test_an_optimizer_writes_an_expanded_parameter_as_add_does(optimizer, shape)
         return outcomes(lambda: opt.step(), lambda: p.tolist(),
                         lambda: p._version)
     assert run(toygrad) == run(torch)
+
+
+def test_a_hook_after_one_that_failed_on_a_changed_no_grad_view_is_added():
+    """torch's register_hook makes the tensor's hook dict before it asks for
+    grad_fn: when that raises (a view made under no_grad whose base an
+    optimizer changed since), the dict stays, and a second register_hook
+    adds its hook without asking (found by the random search)."""
+    def run(M):
+        w = M.nn.Parameter(M.zeros(2, 3, dtype=M.float64))
+        opt = M.optim.SGD([w], lr=0.1)
+        w.backward(M.ones(2, 3, dtype=M.float64))
+        with M.no_grad():
+            view = w.t()
+            opt.step()
+            return outcomes(lambda: view.register_hook(lambda g: g) is None,
+                            lambda: view.register_hook(lambda g: g) is None,
+                            lambda: view.grad_fn)
+    assert run(toygrad) == run(torch)

@@ -111,9 +111,11 @@ def register_hook(tensor, hook):
     hooks = _tensor_hooks(tensor)
     if hooks.backward is None:
         # As torch/_tensor.py's register_hook: grad_fn is asked for (and a
-        # view's renewed) only by the first hook; later ones join its dict.
-        grad_fn = tensor.grad_fn
+        # view's renewed) only by the first hook; later ones join its dict,
+        # which is made first, so that it stays even if asking for grad_fn
+        # raises (a later hook is then added without the question).
         hooks.backward = OrderedDict()
+        grad_fn = tensor.grad_fn
         if grad_fn is not None:  # a leaf's are read by its AccumulateGrad
             _node_hooks(grad_fn).tensor_pre.append(
                 (hooks.backward, tensor.output_nr))

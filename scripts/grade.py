@@ -11,7 +11,10 @@ temporary folder that holds only the submission's ``code/toygrad`` and the book'
 run with Debian's bubblewrap so that the book's repository (with the reference code), the
 machine's other temporary files and the network are out of reach, with its own HOME, a
 time limit per test (``TEST_SECONDS``), a CPU limit and a wall-clock limit for the whole
-run. The grader checks that the tests imported the submission's ``toygrad``, and refuses
+run, and a memory limit (``MEMORY_MB``, the resident memory of the run's processes, read
+from outside every tenth of a second). A run that ends early (an exit, a crash, too much
+memory, too long) fails the test it was running, with the reason, and the tests not run yet
+of the other tasks run again in a fresh sandbox. The grader checks that the tests imported the submission's ``toygrad``, and refuses
 to grade anything else. A task earns its points when every one of its tests passes; a task
 that earns none always has its reason (the failing test's message, a syntax or import
 error in the submission, a timeout, a crash). The table ends with ``total: N / M points``;
@@ -19,9 +22,9 @@ the same results go to ``DIR/<submission>.json`` and ``.csv`` (default DIR:
 ``_build/grades``).
 
 What the sandbox does not stop: the submission runs inside the test process, so code in it
-can still change how pytest reports (the next step is a verdict decided outside it); and
-memory is not limited (PyTorch reserves more address space than it uses, so an address
-space limit breaks it; run the grader in a container with a memory limit for that).
+can still change how pytest reports (the next step is a verdict decided outside it). (The
+memory limit is a watch from outside, not an address-space limit, which PyTorch's
+reservations break.)
 """
 
 import argparse
@@ -33,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +44,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 from tasks import TASKS  # noqa: E402
 
 TEST_SECONDS = 60  # wall clock, per test
-RUN_SECONDS = 900  # wall clock, the whole run
-CPU_SECONDS = 1800  # CPU time, the whole run
+RUN_SECONDS = 900  # wall clock, a whole run
+CPU_SECONDS = 1800  # CPU time, a whole run
+MEMORY_MB = 2048  # resident memory of a run's processes together
+RUNS = 5  # runs of one submission's tests, when runs end early
+WATCH_SECONDS = 0.1  # how often a run's memory is read
 
 # A pytest plugin, loaded into the grading process: which task each test belongs to, how it
 # ended, why it failed, and which toygrad was imported. It writes what it knows after every
@@ -149,17 +156,55 @@ def _limit_cpu():
 
 def run_tests(submission, tasks):
     """{test id: {tasks, outcome, why}} for the tests of ``tasks``, on the submission's code,
-    and the errors that kept tests from running (each a line, for the reasons)."""
+    and the errors that kept tests from running (each a line, for the reasons).
+
+    A run that ends early (the process exits or crashes, uses more than ``MEMORY_MB``, or
+    runs past ``RUN_SECONDS``) fails the test it was running, with the reason, and the
+    tests it had not run yet run again in a fresh sandbox, up to ``RUNS`` runs in all: each
+    task gets the points its own tests earn."""
     code = (submission / "code").resolve()
     if not (code / "toygrad" / "__init__.py").exists():
         raise SystemExit(f"{submission} has no code/toygrad: is it a student edition?")
+    files = sorted({f"test_tasks_ch{task.chapter:02d}.py" for task in tasks})
+    marker = " or ".join(task.marker for task in tasks)
+    tests, errors, only = {}, [], None
+    for _ in range(RUNS):
+        data, ended = _run_once(code, files, marker, only)
+        for test_id, test in data["tests"].items():
+            if test_id not in tests or test["outcome"] != "not run":
+                tests[test_id] = test
+        errors += data["errors"]
+        running = data.get("running")
+        if not ended:
+            break
+        if running is None or running not in tests:
+            errors.append(ended)  # not in a test: nothing more would run
+            break
+        tests[running].update(outcome="failed", why=f"{ended}, during this test")
+        # Again, the tests not run yet of the tasks that can still earn their points.
+        lost = {marker for test in tests.values() if test["outcome"] == "failed"
+                for marker in test["tasks"]}
+        only = [test_id for test_id, test in tests.items()
+                if test["outcome"] == "not run" and not lost & set(test["tasks"])]
+        if not only:
+            break
+    else:
+        errors.append(f"{RUNS} runs of the tests ended early; the rest were not run")
+    for test in tests.values():
+        if test["outcome"] == "not run" and errors and not test["why"]:
+            test["why"] = errors[-1]
+    return tests, errors
+
+
+def _run_once(code, files, marker, only=None):
+    """One sandboxed pytest run of ``files`` (the tests marked ``marker``, or the test ids
+    ``only``): what the plugin recorded, and why the run ended early (None if it did not)."""
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = Path(scratch).resolve()
         shutil.copytree(code / "toygrad", scratch / "code" / "toygrad", symlinks=False,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         tests = scratch / "tests"
         tests.mkdir()
-        files = sorted({f"test_tasks_ch{task.chapter:02d}.py" for task in tasks})
         for name in (*HELPERS, *files):
             shutil.copy(ROOT / "tests" / name, tests / name)
         shutil.copy(ROOT / "pyproject.toml", scratch / "pyproject.toml")  # the markers
@@ -177,34 +222,72 @@ def run_tests(submission, tasks):
         # (No task test uses Hypothesis: its plugin, a second of imports, stays out.)
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                    "-p", "no:hypothesispytest",
-                   "-p", "grade_plugin", "--rootdir", str(scratch), "-o", "addopts=",
-                   "-m", " or ".join(task.marker for task in tasks),
-                   *[str(tests / name) for name in files]]
-        ended = None
-        try:
-            process = subprocess.run(sandbox(scratch, command), cwd=scratch, env=env,
-                                     capture_output=True, text=True, timeout=RUN_SECONDS,
-                                     preexec_fn=_limit_cpu)
-            if process.returncode not in (0, 1):  # 1: some test failed
-                ended = f"the test run ended early (exit code {process.returncode})"
-        except subprocess.TimeoutExpired:
-            ended = f"the test run took longer than {RUN_SECONDS} s"
+                   "-p", "grade_plugin", "--rootdir", str(scratch), "-o", "addopts="]
+        if only is None:
+            command += ["-m", marker, *[str(tests / name) for name in files]]
+        else:
+            command += [str(scratch / test_id) for test_id in only]
+        ended, said = _watch(sandbox(scratch, command), scratch, env)
         data = (json.loads(results.read_text()) if results.exists()
                 else {"tests": {}, "toygrad": None, "errors": []})
-        if ended:
-            running = data.get("running")
-            data["errors"].append(ended + (f", during {running}" if running else ""))
-        elif not data["tests"] and not data["errors"]:
-            said = (process.stdout + process.stderr).strip().splitlines()
+        if not ended and not data["tests"] and not data["errors"]:
             data["errors"].append("no test ran" + (f": {said[-1][:300]}" if said else ""))
         if data["toygrad"] is not None and Path(data["toygrad"]).resolve() != (
                 scratch / "code" / "toygrad"):
             raise SystemExit(f"refusing to grade: the tests imported {data['toygrad']}, "
                              "not the submission's code")
-    for test in data["tests"].values():
-        if test["outcome"] == "not run" and data["errors"]:
-            test["why"] = data["errors"][-1]
-    return data["tests"], data["errors"]
+    return data, ended
+
+
+def _watch(command, scratch, env):
+    """Run ``command``, watching it: killed when its processes use more than ``MEMORY_MB``
+    of memory together, or run past ``RUN_SECONDS``. Why it ended early (None if it ended
+    by itself with pytest's 0 or 1) and the last lines it printed."""
+    with tempfile.TemporaryFile("w+") as out:
+        process = subprocess.Popen(command, cwd=scratch, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, text=True,
+                                   preexec_fn=_limit_cpu)
+        started, ended = time.monotonic(), None
+        while process.poll() is None:
+            if _memory_mb(process.pid) > MEMORY_MB:
+                ended = f"the test used more than {MEMORY_MB} MB of memory"
+            elif time.monotonic() - started > RUN_SECONDS:
+                ended = f"the test run took longer than {RUN_SECONDS} s"
+            if ended:
+                process.kill()  # bubblewrap's --die-with-parent ends what runs inside
+                process.wait()
+                break
+            time.sleep(WATCH_SECONDS)
+        if ended is None and process.returncode not in (0, 1):  # 1: some test failed
+            ended = f"the test run ended early (exit code {process.returncode})"
+        out.seek(0)
+        said = out.read().strip().splitlines()
+    return ended, said
+
+
+def _memory_mb(pid):
+    """The resident memory of process ``pid`` and every process below it, in MB (Linux's
+    /proc; 0 for a process that is gone)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/status") as status:
+                total += next((int(line.split()[1]) for line in status
+                               if line.startswith("VmRSS:")), 0)
+        except OSError:
+            pass
+        todo += children.get(current, [])
+    return total / 1024
 
 
 def score(tests, tasks, errors=()):
@@ -214,7 +297,9 @@ def score(tests, tasks, errors=()):
     for task in tasks:
         mine = [t for t in tests.values() if task.marker in t["tasks"]]
         passed = sum(t["outcome"] == "passed" for t in mine)
-        why = next((t["why"] for t in mine if t["outcome"] != "passed"), "")
+        # The reason: a test that failed, before one that did not run.
+        why = next((t["why"] for t in sorted(mine, key=lambda t: t["outcome"] != "failed")
+                    if t["outcome"] != "passed"), "")
         if not mine:
             why = errors[0] if errors else "no test of this task ran"
         done = bool(mine) and passed == len(mine)

@@ -414,9 +414,23 @@ def test_a_process_that_exits_leaves_a_row_and_a_reason_for_every_task(tmp_path)
     rows = {row["task"]: row for row in grade.grade(folder, chapter=15, out=tmp_path)}
     assert sorted(rows) == ["15.1", "15.2"]
     assert rows["15.1"]["points"] == 0 and "exit code 3" in rows["15.1"]["why"]
-    # 15.2's tests ran before the exit, or never: full points, or the same reason
-    assert rows["15.2"]["points"] == rows["15.2"]["max_points"] or (
-        "exit code 3" in rows["15.2"]["why"])
+    assert "during this test" in rows["15.1"]["why"]
+    # 15.2's tests ran before the exit, or in the run after it: all their points.
+    assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
+
+
+def test_a_task_that_takes_all_memory_is_stopped_and_the_others_are_graded(
+        tmp_path, monkeypatch):
+    # Issue 27: unbounded memory. 15.1's function keeps every block it makes (a list of
+    # 20 MB strings, written, so resident); the run is killed above the limit, 15.1 fails
+    # with the reason, and 15.2's tests run again in a fresh sandbox and earn their points.
+    monkeypatch.setattr(grade, "MEMORY_MB", 1000)  # the tests' own use is well below
+    grab = "blocks = [b'x' * 20_000_000 for _ in range(10_000)]"
+    folder = submission(tmp_path / "greedy", with_first_line(BY_ID["15.1"], grab))
+    rows = {row["task"]: row for row in grade.grade(folder, chapter=15, out=tmp_path)}
+    assert rows["15.1"]["points"] == 0
+    assert "used more than 1000 MB of memory" in rows["15.1"]["why"], rows["15.1"]["why"]
+    assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
 
 
 def test_a_class_is_graded_into_one_gradebook(tmp_path):

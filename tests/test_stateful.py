@@ -569,7 +569,8 @@ class Toygrad(RuleBasedStateMachine):
             return multiple()
         if name in SAVES_DIFFERENTLY and self.packing():
             return multiple()
-        if name in ("x @ y", "F.linear(x, y)"):
+        if name in ("x @ y", "F.linear(x, y)") and all(
+                isinstance(t.torch, torch.Tensor) for t in (x, y)):
             right = array_of(TORCH, y.torch)
             if name == "F.linear(x, y)":  # x @ y.t()
                 right = right.T

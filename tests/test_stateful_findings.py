@@ -466,3 +466,22 @@ def test_a_hook_after_one_that_failed_on_a_changed_no_grad_view_is_added():
                             lambda: view.register_hook(lambda g: g) is None,
                             lambda: view.grad_fn)
     assert run(toygrad) == run(torch)
+
+
+def test_a_bad_shape_under_no_grad_is_the_kernel_s_error_before_a_view_s():
+    """With grad mode off no node is made, so the node of a view made under
+    no_grad (whose base requires grad now, and was changed in place) is
+    not asked for: a write of the wrong shape is the kernel's error, not
+    the view's (found by the random search)."""
+    def run(M):
+        with M.no_grad():
+            base = M.zeros(2, 3, dtype=M.float64)
+            view = base[-1]
+            view[0] = 5.0
+            base.requires_grad_(True)
+            target = M.zeros(3, dtype=M.float64)
+
+            def write():
+                target[0] *= view
+            return outcomes(write, lambda: target.tolist())
+    assert run(toygrad) == run(torch)

@@ -243,9 +243,11 @@ def computes_gradient(x):
     under no_grad of a tensor that requires grad requires grad too, but
     its edge leads nowhere (as ``function._connect`` finds it). A node
     guards a save with it where the tensor serves only some inputs'
-    gradients (PyTorch's generated code): a product's, not max's."""
-    return isinstance(x, Tensor) and (x.grad_fn is not None
-                                      or x._requires_grad)
+    gradients (PyTorch's generated code): a product's, not max's. Only
+    while recording: with grad mode off there is no node, and a view's
+    node is not asked for (that could raise)."""
+    return grad_mode.state.enabled and isinstance(x, Tensor) and (
+        x.grad_fn is not None or x._requires_grad)
 
 
 def saved_by_each_other(a, b, inputs=None):

@@ -84,6 +84,10 @@ grades it with its own copy of the tests, so changing the tests here changes no 
 .venv/bin/python -m zipfile -c YOUR-NAME.zip code
 ```
 
+If your course uses GitHub Classroom, push instead: `.github/workflows/classroom.yml` runs
+each task's tests on every push (`python -m pytest -m task4_1 tests/test_tasks_ch04.py`,
+and so on) and reports each task's points to Classroom.
+
 | Task | What you build | Where | Points | Needs |
 |---|---|---|---|---|
 {rows}
@@ -202,7 +206,61 @@ def build(out=DEFAULT_OUT):
         f"| {task.id} | {task.title} | `{task.qualname}` in `code/{task.path}` | "
         f"{task.points} | {', '.join(task.depends) or '-'} |" for task in TASKS)
     (out / "README.md").write_text(README.format(count=len(TASKS), rows=rows))
+    workflow = out / ".github" / "workflows" / "classroom.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(classroom_workflow())
     return out
+
+
+def task_command(task):
+    """The command that runs one task's tests, as a student types it and as the GitHub
+    Classroom workflow runs it: its exit code says whether the task earns its points."""
+    return (f"python -m pytest -q -p no:cacheprovider -m {task.marker} "
+            f"tests/test_tasks_ch{task.chapter:02d}.py")
+
+
+def step_id(task):
+    return task.marker.replace("_", "-")  # task4-1
+
+
+def classroom_workflow():
+    """``.github/workflows/classroom.yml``: GitHub Classroom's autograding, one test per
+    task (``classroom-resources/autograding-command-grader``) worth the task's points, and
+    the reporter that sends the scores to Classroom. Written from tests/tasks.py."""
+    import yaml
+
+    install = ("python -m pip install -r requirements.txt && "
+               "python -m pip install --no-deps -e .")
+    steps = [
+        {"name": "Check out the submission", "uses": "actions/checkout@v4"},
+        {"name": "Python 3.11", "uses": "actions/setup-python@v5",
+         "with": {"python-version": "3.11"}},
+        {"name": "Install the packages and toygrad", "run": install},
+    ]
+    for task in TASKS:
+        steps.append({
+            "name": f"Task {task.id}", "id": step_id(task),
+            "uses": "classroom-resources/autograding-command-grader@v1",
+            "with": {"test-name": f"Task {task.id}: {task.title}",
+                     "command": task_command(task), "timeout": 10,
+                     "max-score": task.points}})
+    steps.append({
+        "name": "Autograding Reporter",
+        "uses": "classroom-resources/autograding-grading-reporter@v1",
+        "env": {f"{step_id(task).upper()}_RESULTS": f"${{{{steps.{step_id(task)}"
+                f".outputs.result}}}}" for task in TASKS},
+        "with": {"runners": ",".join(step_id(task) for task in TASKS)}})
+    workflow = {
+        "name": "Autograding Tests", "on": ["push", "repository_dispatch"],
+        "permissions": {"checks": "write", "actions": "read", "contents": "read"},
+        "jobs": {"autograding": {"runs-on": "ubuntu-latest",
+                                 "if": "github.actor != 'github-classroom[bot]'",
+                                 "steps": steps}}}
+    header = ("# GitHub Classroom's autograding of the student edition, written by\n"
+              "# scripts/student_edition.py from tests/tasks.py: one test per task, worth its\n"
+              "# points. It runs the tests in the student's repository, which the student can\n"
+              "# change: for grades that count, use make grade (the book's own tests, sandboxed).\n")
+    return header + yaml.safe_dump(workflow, sort_keys=False, width=100)
 
 
 # What a student installs: the packages the chapters, the tests and the bench import, at the

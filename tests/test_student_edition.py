@@ -265,6 +265,48 @@ def test_the_edition_s_requirements_install_anywhere_and_cover_every_import(edit
     assert missing == {}, f"imported, but no requirement installs them: {missing}"
 
 
+def test_the_classroom_workflow_grades_every_task_with_its_points(edition, tmp_path, request):
+    # Issue 27, point 5: GitHub Classroom's autograding, written from tests/tasks.py.
+    import yaml
+
+    text = (edition / ".github" / "workflows" / "classroom.yml").read_text()
+    workflow = yaml.safe_load(text)
+    assert workflow["on"] == ["push", "repository_dispatch"]  # quoted: YAML 1.1's 'on' is True
+    steps = workflow["jobs"]["autograding"]["steps"]
+    graders = [step for step in steps
+               if step.get("uses") == "classroom-resources/autograding-command-grader@v1"]
+    assert [(step["with"]["test-name"], step["with"]["max-score"]) for step in graders] == [
+        (f"Task {task.id}: {task.title}", task.points) for task in TASKS]
+    assert [step["with"]["command"] for step in graders] == [
+        student_edition.task_command(task) for task in TASKS]
+    reporter = steps[-1]
+    assert reporter["uses"] == "classroom-resources/autograding-grading-reporter@v1"
+    ids = [step["id"] for step in graders]
+    assert reporter["with"]["runners"].split(",") == ids
+    assert reporter["env"] == {f"{i.upper()}_RESULTS": f"${{{{steps.{i}.outputs.result}}}}"
+                               for i in ids}
+    if passed_before(request, "chapters", *_HANDED_OUT):
+        return
+    # Its commands run here as they run on GitHub: from the repository's top, with the
+    # edition's toygrad importable. The form every command shares, run for one task (4.1):
+    # it passes on the solved edition and fails, with the task's message, on the stubs.
+    solved = tmp_path / "solved"
+    shutil.copytree(edition, solved, ignore=shutil.ignore_patterns("toygrad"))
+    write_snapshot(LAST, solved / "code")
+    command = next(step for step in graders if step["id"] == "task4-1")["with"]["command"]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    for folder, passes_ in ((solved, True), (edition, False)):
+        program, *args = command.split()  # python: here, this environment's
+        assert program == "python"
+        result = subprocess.run([sys.executable, *args], cwd=folder, capture_output=True,
+                                text=True,
+                                env={**env, "PYTHONPATH": str(folder / "code")})
+        assert (result.returncode == 0) == passes_, result.stdout[-2000:]
+        if not passes_:
+            assert "NotImplementedError: Task 4.1 " in result.stdout
+    passes(request)
+
+
 def test_the_student_edition_fails_every_task_with_that_task_s_message(edition, tmp_path):
     rows = grade.grade(edition, out=tmp_path)
     assert set(failing(rows)) == {task.id for task in TASKS}

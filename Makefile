@@ -31,7 +31,7 @@ help:
 	@echo "make pdf         the book as two PDFs in _build/pdf, instructor and student (after make book)"
 	@echo "make pdf-check   build the PDFs if the site changed, then check them"
 	@echo "make student     the student edition in _build/student: tasks as stubs, no solutions"
-	@echo "make grade SUBMISSION=path [CHAPTER=N]  score a student's folder, task by task"
+	@echo "make grade SUBMISSION=path [CHAPTER=N] [TESTS=folder]  score a student's folder, task by task"
 	@echo "make instructor-check  chapters stand alone, the student edition, the grader"
 	@echo "make binder-test run every chapter as on Binder (1 CPU, time and memory budgets)"
 	@echo "make binder-check JupyterLab (repo2docker's version) with chapter 4 open, in Chromium"
@@ -157,9 +157,9 @@ student: setup
 # (bubblewrap: no repository, no network, time limits; scripts/grade.py): a table per task,
 # "total: N / M points", and _build/grades/<folder>.json and .csv.
 grade: setup
-	@test -n "$(SUBMISSION)$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSION=path | SUBMISSIONS=folder [CHAPTER=N]" >&2; exit 2; }
+	@test -n "$(SUBMISSION)$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSION=path | SUBMISSIONS=folder [CHAPTER=N] [TESTS=folder]" >&2; exit 2; }
 	@scripts/system-packages.sh bwrap:bubblewrap
-	$(BIN)/python scripts/grade.py $(if $(SUBMISSIONS),--submissions "$(SUBMISSIONS)","$(SUBMISSION)") $(if $(CHAPTER),--chapter $(CHAPTER))
+	$(BIN)/python scripts/grade.py $(if $(SUBMISSIONS),--submissions "$(SUBMISSIONS)","$(SUBMISSION)") $(if $(CHAPTER),--chapter $(CHAPTER)) $(if $(TESTS),--tests "$(TESTS)")
 
 # Chapters stand alone (the package cut after each chapter passes its tests), the student
 # edition leaks no solution and fails every task with its own message, the grader scores

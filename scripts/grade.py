@@ -3,6 +3,7 @@ class: ``make grade SUBMISSIONS=folder-of-folders``.
 
     .venv/bin/python scripts/grade.py SUBMISSION [--chapter N] [--out DIR]
     .venv/bin/python scripts/grade.py --submissions FOLDER [--chapter N] [--out DIR]
+    (either with [--tests FOLDER]: an instructor's private tests too)
 
 The submission is a student edition (``make student``) with some tasks done. Its code is
 graded with the book's own task tests (``tests/test_tasks_chNN.py``, not the copies in the
@@ -19,7 +20,8 @@ to grade anything else. A task earns its points when every one of its tests pass
 that earns none always has its reason (the failing test's message, a syntax or import
 error in the submission, a timeout, a crash). The table ends with ``total: N / M points``;
 the same results go to ``DIR/<submission>.json`` and ``.csv`` (default DIR:
-``_build/grades``).
+``_build/grades``). ``--tests FOLDER`` (``make grade TESTS=folder``) adds an instructor's
+private test files; their tests count for the tasks whose markers they carry.
 
 What the sandbox does not stop: the submission runs inside the test process, so code in it
 can still change how pytest reports (the next step is a verdict decided outside it). (The
@@ -154,7 +156,7 @@ def _limit_cpu():
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
 
-def run_tests(submission, tasks):
+def run_tests(submission, tasks, extra=()):
     """{test id: {tasks, outcome, why}} for the tests of ``tasks``, on the submission's code,
     and the errors that kept tests from running (each a line, for the reasons).
 
@@ -169,7 +171,7 @@ def run_tests(submission, tasks):
     marker = " or ".join(task.marker for task in tasks)
     tests, errors, only = {}, [], None
     for _ in range(RUNS):
-        data, ended = _run_once(code, files, marker, only)
+        data, ended = _run_once(code, files, marker, only, extra)
         for test_id, test in data["tests"].items():
             if test_id not in tests or test["outcome"] != "not run":
                 tests[test_id] = test
@@ -196,9 +198,10 @@ def run_tests(submission, tasks):
     return tests, errors
 
 
-def _run_once(code, files, marker, only=None):
-    """One sandboxed pytest run of ``files`` (the tests marked ``marker``, or the test ids
-    ``only``): what the plugin recorded, and why the run ended early (None if it did not)."""
+def _run_once(code, files, marker, only=None, extra=()):
+    """One sandboxed pytest run of ``files`` and the instructor's ``extra`` test files (the
+    tests marked ``marker``, or the test ids ``only``): what the plugin recorded, and why
+    the run ended early (None if it did not)."""
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = Path(scratch).resolve()
         shutil.copytree(code / "toygrad", scratch / "code" / "toygrad", symlinks=False,
@@ -207,6 +210,9 @@ def _run_once(code, files, marker, only=None):
         tests.mkdir()
         for name in (*HELPERS, *files):
             shutil.copy(ROOT / "tests" / name, tests / name)
+        for path in extra:  # an instructor's private tests, beside the book's
+            shutil.copy(path, tests / path.name)
+        files = [*files, *(path.name for path in extra)]
         shutil.copy(ROOT / "pyproject.toml", scratch / "pyproject.toml")  # the markers
         (scratch / "plugin").mkdir()
         (scratch / "plugin" / "grade_plugin.py").write_text(PLUGIN)
@@ -321,12 +327,28 @@ def table(rows):
     return "\n".join(lines)
 
 
-def grade(submission, chapter=None, out=ROOT / "_build" / "grades"):
+def private_tests(folder):
+    """The test files of an instructor's private folder (``TESTS=path``): each ``test_*.py``
+    in it. Their tests count for the tasks whose markers they carry (``taskN_K``), beside the
+    book's; a name the book's tests use is refused, so that nothing is replaced."""
+    if folder is None:
+        return ()
+    paths = sorted(Path(folder).resolve().glob("test_*.py"))
+    if not paths:
+        raise SystemExit(f"{folder} holds no test_*.py file")
+    taken = {path.name for path in (ROOT / "tests").glob("*.py")}
+    clash = [path.name for path in paths if path.name in taken]
+    if clash:
+        raise SystemExit(f"rename {', '.join(clash)}: the book's tests use that name")
+    return paths
+
+
+def grade(submission, chapter=None, out=ROOT / "_build" / "grades", tests_folder=None):
     submission = Path(submission).resolve()
     tasks = [task for task in TASKS if chapter is None or task.chapter == chapter]
     if not tasks:
         raise SystemExit(f"chapter {chapter} has no tasks")
-    tests, errors = run_tests(submission, tasks)
+    tests, errors = run_tests(submission, tasks, private_tests(tests_folder))
     rows = score(tests, tasks, errors)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -343,7 +365,7 @@ def grade(submission, chapter=None, out=ROOT / "_build" / "grades"):
     return rows
 
 
-def grade_class(folder, chapter=None, out=ROOT / "_build" / "grades"):
+def grade_class(folder, chapter=None, out=ROOT / "_build" / "grades", tests_folder=None):
     """Grade every submission in ``folder`` (one subfolder per student, named after the
     student): ``class.csv`` has a row per student and task (student, task, points,
     max_points, why), ``class-wide.csv`` a row per student (a column per task, and the
@@ -354,7 +376,7 @@ def grade_class(folder, chapter=None, out=ROOT / "_build" / "grades"):
     long_rows, wide_rows = [], []
     for student in sorted(path for path in Path(folder).iterdir() if path.is_dir()):
         try:
-            rows = grade(student, chapter, out)
+            rows = grade(student, chapter, out, tests_folder)
         except SystemExit as refused:
             rows = [{"task": task.id, "points": 0, "max_points": task.points,
                      "why": str(refused)} for task in tasks]
@@ -377,15 +399,17 @@ def main():
     parser.add_argument("submission", nargs="?")
     parser.add_argument("--submissions", help="a folder with one submission per student")
     parser.add_argument("--chapter", type=int)
+    parser.add_argument("--tests", help="a folder of private test files (test_*.py), whose "
+                        "tests count for the tasks whose markers they carry")
     parser.add_argument("--out", default=str(ROOT / "_build" / "grades"))
     args = parser.parse_args()
     if args.submissions:
-        rows = grade_class(args.submissions, args.chapter, args.out)
+        rows = grade_class(args.submissions, args.chapter, args.out, args.tests)
         students = {row["student"] for row in rows}
         print(f"graded {len(students)} submissions: {Path(args.out) / 'class.csv'} and "
               f"class-wide.csv")
     elif args.submission:
-        print(table(grade(args.submission, args.chapter, args.out)))
+        print(table(grade(args.submission, args.chapter, args.out, args.tests)))
     else:
         parser.error("give a submission, or --submissions FOLDER")
 

@@ -498,6 +498,32 @@ def test_a_class_is_graded_into_one_gradebook(tmp_path):
     assert wide["bob"]["task 15.1"] == str(BY_ID["15.1"].points) and wide["cy"]["total"] == "0"
 
 
+def test_an_instructor_s_private_tests_count_for_their_tasks(tmp_path):
+    # Issue 27, point 6 (make grade TESTS=folder): private tests beside the book's. One for
+    # task 15.1 that the reference passes, one for a variant of 15.2 whose solution is not
+    # in the book (an RMSprop optimizer, which the reference does not have).
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "test_variant.py").write_text(
+        "import numpy as np\nimport pytest\nimport toygrad\nfrom toygrad import optim\n\n\n"
+        "@pytest.mark.task15_1\ndef test_sgd_on_one_more_number():\n"
+        "    p = toygrad.tensor([2.0], requires_grad=True)\n"
+        "    p.grad = toygrad.tensor([4.0])\n"
+        "    optim.SGD([p], lr=0.5).step()\n"
+        "    assert p.tolist() == [0.0]\n\n\n"
+        "@pytest.mark.task15_2\ndef test_the_variant_s_rmsprop():\n"
+        "    assert hasattr(optim, 'RMSprop'), 'the variant asks for optim.RMSprop'\n")
+    rows = {row["task"]: row for row in grade.grade(
+        submission(tmp_path / "reference"), chapter=15, out=tmp_path, tests_folder=private)}
+    assert rows["15.1"]["points"] == BY_ID["15.1"].points
+    assert rows["15.1"]["tests"] > 1  # the book's tests and the private one
+    assert rows["15.2"]["points"] == 0
+    assert "the variant asks for optim.RMSprop" in rows["15.2"]["why"]
+    (private / "test_tasks_ch15.py").write_text("")  # would replace the book's own
+    with pytest.raises(SystemExit, match="rename test_tasks_ch15.py"):
+        grade.grade(submission(tmp_path / "again"), chapter=15, tests_folder=private)
+
+
 def test_no_task_test_needs_hypothesis():
     # The grader leaves Hypothesis's pytest plugin out (a second of imports per grading):
     # no module a grading copies may use it.

@@ -1,77 +1,57 @@
 """Chapter 4's tasks: the engine's loop, and accumulation into a leaf's .grad.
 
-The graphs are built node by node, so that the engine is tried on its own."""
+Each check runs a probe of tests/probes_ch04.py (the student's code, observed) and compares
+what it returns with what PyTorch does, or with the rule the chapter states
+(tests/verdict.py)."""
 
-import collections
+import importlib.util
+import math
 
 import pytest
 import torch
 
-from toygrad.autograd.engine import execute
-from toygrad.autograd.graph import grad_accumulator
-from toygrad.scalar import AddBackward0, MulBackward0, Value
+import probes_ch04 as probes
+import verdict
+from verdict import Check, holds, same
 
 pytestmark = pytest.mark.ch04
 
 
-def reused_by_hand(x):
-    """The graph of u = x * x; out = u * u + u, built node by node (no recording needed)."""
-    accumulate = grad_accumulator(x)
-    u = MulBackward0((accumulate, accumulate), (x.data, x.data))
-    u_times_u = MulBackward0((u, u), (x.data ** 2, x.data ** 2))
-    return AddBackward0((u_times_u, u), ())
-
-
-@pytest.mark.task4_1
-def test_the_engine_gives_pytorch_s_gradient_when_a_value_is_reused():
-    x = Value(2.0, requires_grad=True)
-    collections.deque(execute(reused_by_hand(x), 1.0), maxlen=0)
-    tx = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+def pytorch_s_gradient(seed=0):
+    (start,) = verdict.vary(seed, 2.0)
+    tx = torch.tensor(start, dtype=torch.float64, requires_grad=True)
     tu = tx * tx
     (tu * tu + tu).backward()
-    assert x.grad == tx.grad.item()
+    return tx.grad.item()
 
 
-@pytest.mark.task4_1
-def test_the_engine_runs_every_node_once_newest_first_with_all_its_gradients():
-    x = Value(2.0, requires_grad=True)
-    ran = [(node, grads_in) for node, grads_in, _ in execute(reused_by_hand(x), 1.0)]
-    nodes = [node for node, _ in ran]
-    assert len(nodes) == len(set(nodes)) == 4  # add, mul, mul, AccumulateGrad
-    numbers = [node.sequence_nr for node in nodes]
-    assert numbers == sorted(numbers, reverse=True)
-    # u's node runs once, with the sum of its three gradients: 1 + 4 + 4
-    assert ran[2][1] == (9.0,)
+def every_node_once_newest_first(ran):
+    # add, mul, mul, AccumulateGrad: each once; sequence numbers from the largest down;
+    # u's node runs once, with the sum of its three gradients: 1 + u + u (u = x * x;
+    # 9 for x = 2), whichever order the engine adds them in
+    u = ran["x"] * ran["x"]
+    (grad_of_u,) = ran["grads_in"][2]
+    return (ran["nodes"] == [0, 1, 2, 3] and ran["numbers"] == sorted(ran["numbers"],
+                                                                      reverse=True)
+            and math.isclose(grad_of_u, 1.0 + 2 * u, rel_tol=1e-15))
 
 
-@pytest.mark.task4_1
-def test_a_deep_graph_needs_no_recursion():
-    x = Value(1.0, requires_grad=True)
-    accumulate = grad_accumulator(x)
-    node = accumulate
-    for _ in range(20_000):  # y = y + x, far beyond Python's recursion limit
-        node = AddBackward0((node, accumulate), ())
-    collections.deque(execute(node, 1.0), maxlen=0)
-    assert x.grad == 20_001.0
-
-
-@pytest.mark.task4_2
-def test_a_leaf_adds_up_what_its_accumulate_grad_receives_as_pytorch_s_does():
-    ours = Value(1.0, requires_grad=True)
+def pytorch_s_accumulation(seed=0):
     theirs = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
-    node = grad_accumulator(ours)  # called by hand: no engine needed
-    their_node = (theirs * 1).grad_fn.next_functions[0][0]
-    assert their_node.name() == "torch::autograd::AccumulateGrad"
-    for g in (2.0, 3.0, -0.5):
-        node.apply(g)
-        their_node(torch.tensor(g, dtype=torch.float64))
-        assert ours.grad == theirs.grad.item()
+    node = (theirs * 1).grad_fn.next_functions[0][0]
+    assert node.name() == "torch::autograd::AccumulateGrad"
+    seen = []
+    for g in verdict.vary(seed, 2.0, 3.0, -0.5):
+        node(torch.tensor(g, dtype=torch.float64))
+        seen.append(theirs.grad.item())
+    return seen
 
 
-def pytorch_s_second_backward(retain_graph):
+def pytorch_s_second_pass(retain_graph, seed=0):
     """What a second backward through u = x * x; out = u * u + u does in PyTorch: the
     error, or the gradient the second pass gives x."""
-    tx = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    (start,) = verdict.vary(seed, 2.0)
+    tx = torch.tensor(start, dtype=torch.float64, requires_grad=True)
     tu = tx * tx
     out = tu * tu + tu
     out.backward(retain_graph=retain_graph)
@@ -83,39 +63,39 @@ def pytorch_s_second_backward(retain_graph):
     return tx.grad.item()
 
 
-@pytest.mark.task4_1
-@pytest.mark.parametrize("retain_graph", [False, True])
-def test_the_engine_frees_what_the_nodes_saved_unless_retain_graph(retain_graph):
+def pytorch_s_tensor_accumulation(seed=0):
+    theirs = torch.tensor([1.0, 2.0], requires_grad=True)
+    node = (theirs * 1).grad_fn.next_functions[0][0]
+    first_value, second_value = verdict.vary(seed, 2.0, 3.0)
+    with torch.no_grad():
+        node(torch.tensor([first_value, first_value]))
+        first = theirs.grad
+        node(torch.tensor([second_value, second_value]))
+    return [theirs.grad is first, theirs.grad.tolist()]
+
+
+CHECKS = [
+    Check("task4_1", "the_engine_gives_pytorch_s_gradient_when_a_value_is_reused",
+          probes.gradient_when_a_value_is_reused, pytorch_s_gradient, same),
+    Check("task4_1", "the_engine_runs_every_node_once_newest_first_with_all_its_gradients",
+          probes.what_runs, None, holds(every_node_once_newest_first,
+                                        "each node once, newest first, with all its "
+                                        "gradients added")),
+    Check("task4_1", "a_deep_graph_needs_no_recursion", probes.deep_graph, None,
+          holds(lambda seen: seen[1] == seen[0] + 1.0, "x.grad = the additions + 1")),
     # An engine that never frees the graph gives every number right and this wrong: a
     # second pass must fail as PyTorch's does, unless the first kept the graph.
-    x = Value(2.0, requires_grad=True)
-    root = reused_by_hand(x)
-    collections.deque(execute(root, 1.0, retain_graph), maxlen=0)
-    x.grad = None
-    try:
-        collections.deque(execute(root, 1.0), maxlen=0)
-        ours = x.grad
-    except RuntimeError as error:
-        ours = str(error)
-    assert ours == pytorch_s_second_backward(retain_graph)
+    Check("task4_1", "the_engine_frees_what_the_nodes_saved_unless_retain_graph",
+          probes.second_pass, pytorch_s_second_pass, same, [(False,), (True,)]),
+    Check("task4_2", "a_leaf_adds_up_what_its_accumulate_grad_receives_as_pytorch_s_does",
+          probes.accumulated, pytorch_s_accumulation, same),
+]
+if importlib.util.find_spec("toygrad.tensor"):  # chapter 5's tensors: not in chapter 4's
+    # snapshot. Outside create_graph, the second gradient is added into the first in place.
+    CHECKS.append(Check("task4_2", "a_tensor_leaf_accumulates_in_place_as_pytorch_s_does",
+                        probes.tensor_accumulation, pytorch_s_tensor_accumulation, same))
 
 
-@pytest.mark.task4_2
-def test_a_tensor_leaf_accumulates_in_place_as_pytorch_s_does():
-    # From chapter 5 on, a leaf's .grad is a tensor: outside create_graph, the second
-    # gradient is added into the first in place (the same tensor), not into a new one.
-    # The node is called by hand, as above, so that no other task's code runs.
-    pytest.importorskip("toygrad.tensor")  # chapter 5's tensors: not in chapter 4's snapshot
-    import toygrad
-
-    ours = toygrad.tensor([1.0, 2.0], requires_grad=True)
-    theirs = torch.tensor([1.0, 2.0], requires_grad=True)
-    node, their_node = grad_accumulator(ours), (theirs * 1).grad_fn.next_functions[0][0]
-    seen = []
-    for leaf, apply, lib in ((ours, node.apply, toygrad), (theirs, their_node, torch)):
-        with lib.no_grad():
-            apply(lib.tensor([2.0, 2.0]))
-            first = leaf.grad
-            apply(lib.tensor([3.0, 3.0]))
-        seen.append((leaf.grad is first, leaf.grad.tolist()))
-    assert seen[0] == seen[1] == (True, [5.0, 5.0])
+@pytest.mark.parametrize("check, case", verdict.params(CHECKS))
+def test_task(check, case):
+    verdict.run(check, case)

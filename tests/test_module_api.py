@@ -290,3 +290,45 @@ def test_a_parameter_and_a_tensor_take_any_attribute():
         t.note = "seen"
         return p.weight, t.note, names(layer.named_parameters())
     assert same(run) == ("ok", (None, "seen", ["weight", "0"]))
+
+
+def _sequential_story(lib):
+    """nn.Sequential as a list of modules: repeated, added, grown, cut (issue 24: the
+    random search multiplied a tensor by a Sequential, whose __rmul__ speaks in PyTorch)."""
+    nn = lib.nn
+    names = []
+
+    def seen(f):
+        result = outcome(f)
+        if result[0] == "ok" and isinstance(result[1], nn.Module):
+            result = ("ok", [type(m).__name__ for m in result[1].children()])
+        names.append(str(result).replace("torch.Tensor", "toygrad.Tensor"))
+
+    s = nn.Sequential(nn.ReLU(), nn.Linear(2, 2))
+    seen(lambda: s * 2)
+    seen(lambda: 3 * s)
+    seen(lambda: s * 0)
+    seen(lambda: s * 1.5)
+    seen(lambda: lib.ones(2) * s)
+    seen(lambda: s + s)
+    seen(lambda: s + lib.ones(2))
+    t = nn.Sequential(nn.ReLU())
+    t *= 3
+    t += nn.Sequential(nn.Linear(1, 1))
+    seen(lambda: t)
+    seen(lambda: list(dict(t.named_children())))
+    seen(lambda: type(t.pop(1)).__name__)
+    seen(lambda: t.insert(0, nn.Linear(3, 3)))
+    seen(lambda: t.insert(9, nn.ReLU()))
+    seen(lambda: t.insert(0, 5))
+    del t[0]
+    t[0] = nn.Linear(4, 4)
+    seen(lambda: t.append(nn.ReLU()).extend([nn.ReLU()]))
+    seen(lambda: len(list(t.parameters())))
+    del t[1:3]
+    seen(lambda: list(dict(t.named_children())))
+    return names
+
+
+def test_sequential_is_a_list_of_modules_as_pytorch_s():
+    assert _sequential_story(toygrad) == _sequential_story(torch)

@@ -219,9 +219,10 @@ def message(error):
     the limit was hit (a C call or Python's), which is not the library's."""
     if isinstance(error, RecursionError):
         return "maximum recursion depth exceeded"
-    # A module's class is named by where it lives: torch.nn.modules.
-    # container.Sequential is toygrad.nn.Sequential.
-    return re.sub(r"torch\.nn\.modules\.\w+\.", "toygrad.nn.", str(error))
+    # A class is named by where it lives: torch.nn.modules.container.
+    # Sequential is toygrad.nn.Sequential, torch.Tensor toygrad.Tensor.
+    text = re.sub(r"torch\.nn\.modules\.\w+\.", "toygrad.nn.", str(error))
+    return text.replace("<class 'torch.Tensor'>", "<class 'toygrad.Tensor'>")
 
 
 def tied_zeros(x):

@@ -27,6 +27,8 @@ from toygrad.autograd.grad_mode import (  # noqa: E402
 from toygrad.tensor import (  # noqa: E402
     Tensor, float32, float64, from_numpy, int64, ones, randn, tensor, zeros)
 
+Tensor.__module__ = "toygrad"  # toygrad.Tensor, as torch.Tensor is torch's
+
 # As with torch.nn and torch.optim, one import makes the submodules
 # available.
 from toygrad import autograd, nn, optim  # noqa: E402

@@ -1239,13 +1239,8 @@ def _is_index(value):
     return hasattr(type(value), "__index__") and not isinstance(value, bool)
 
 
-def _type_name(value):
-    if isinstance(value, Tensor):
-        return "Tensor"
-    kind = type(value)
-    return (kind.__name__ if kind.__module__ == "builtins"
-            else f"{kind.__module__}.{kind.__qualname__}")
-
+# "Tensor", "float", "numpy.float64": as PyTorch's messages name types
+_type_name = dtypes.type_name
 
 def _new_shape(shape, function):
     return _non_negative(_shape(shape, function))

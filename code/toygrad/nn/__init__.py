@@ -609,22 +609,110 @@ class Sequential(Module):
             for index, module in enumerate(modules):
                 self.add_module(str(index), module)
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return type(self)(OrderedDict(
-                list(self._modules.items())[index]))
+    def _item(self, items, index):
         size = len(self)
         index = operator.index(index)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")
-        return next(itertools.islice(self._modules.values(), index % size,
-                                     None))
+        return next(itertools.islice(items, index % size, None))
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return type(self)(OrderedDict(
+                list(self._modules.items())[index]))
+        return self._item(self._modules.values(), index)
+
+    def __setitem__(self, index, module):
+        setattr(self, self._item(self._modules.keys(), index), module)
+
+    def __delitem__(self, index):
+        if isinstance(index, slice):
+            for key in list(self._modules.keys())[index]:
+                delattr(self, key)
+        else:
+            delattr(self, self._item(self._modules.keys(), index))
+        # numbered 0, 1, 2... again, as PyTorch's
+        self._modules = OrderedDict(
+            (str(i), module)
+            for i, module in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
 
     def __iter__(self):
         return iter(self._modules.values())
+
+    # As PyTorch's Sequential (torch/nn/modules/container.py): a list of
+    # modules that grows, shrinks, is added to another and repeated.
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of "
+                             f"Sequential class, but {type(other)} is given.")
+        return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of "
+                             f"Sequential class, but {type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _times(self, other):
+        """PyTorch's checks of ``self * other``: a positive int."""
+        if not isinstance(other, int):
+            raise TypeError("unsupported operand type(s) for *: "
+                            f"{type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(
+                f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other):
+        self._times(other)
+        combined = Sequential()
+        for _ in range(other):
+            for module in self:
+                combined.append(module)
+        return combined
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other):
+        self._times(other)
+        length = len(self)
+        for offset in range(length, length * other, length):
+            for i in range(length):
+                self.add_module(str(i + offset), self._modules[str(i)])
+        return self
 
     def forward(self, x):
         for module in self._modules.values():

@@ -1,117 +1,70 @@
-"""Chapter 12's tasks: autograd.grad, and the Jacobians gradgradcheck checks."""
+"""Chapter 12's tasks: autograd.grad, and the Jacobians gradgradcheck checks.
+
+Each check runs a probe of tests/probes_ch12.py on toygrad (the student's code, observed)
+and compares what it returns with PyTorch's (tests/verdict.py)."""
 
 import numpy as np
 import pytest
 import torch
 
-import toygrad
-from toygrad.autograd.gradgradcheck import jacobians
+import probes_ch12 as probes
+import verdict
+from verdict import Check, close, same
 
 pytestmark = pytest.mark.ch12
 
-RNG = np.random.default_rng(1212)
-X, W = RNG.standard_normal((2, 3)), RNG.standard_normal(3)
+
+def on_torch(probe):
+    def expect(seed=0):
+        return probe(torch, seed)
+    return expect
 
 
-def numbers(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.data
+def pytorch_s_non_leaf_and_unused(seed=0):
+    observed = probes.non_leaf_and_unused(torch, seed)
+    assert "index 1 appears to not have" in observed[3]  # the check checks that
+    return observed
 
 
-def pair(lib):
-    return (lib.tensor(X.copy(), requires_grad=True),
-            lib.tensor(W.copy(), requires_grad=True))
-
-
-@pytest.mark.task12_1
-def test_grad_returns_the_gradients_and_touches_no_grad():
-    results = {}
-    for lib in (torch, toygrad):
-        x, w = pair(lib)
-        y = ((x * w).tanh() * x).sum()
-        results[lib] = lib.autograd.grad(y, [x, w]), x.grad, w.grad
-    (ours, ox, ow), (theirs, tx, tw) = results[toygrad], results[torch]
-    assert ox is ow is tx is tw is None
-    for a, b in zip(ours, theirs):
-        assert np.allclose(numbers(a), numbers(b), rtol=1e-10, atol=1e-12)
-
-
-@pytest.mark.task12_1
-def test_grad_of_a_non_leaf_and_an_unused_input():
-    for lib in (torch, toygrad):
-        x, w = pair(lib)
-        z = x * w
-        loss = (z * z).sum()
-        gz, gx, unused = lib.autograd.grad(
-            loss, [z, x, lib.tensor(W.copy(), requires_grad=True)],
-            allow_unused=True)
-        assert unused is None
-        assert np.allclose(numbers(gz), 2 * X * W)
-        assert np.allclose(numbers(gx), 2 * X * W * W)
-        with pytest.raises(RuntimeError, match="index 1 appears to not have"):
-            lib.autograd.grad((x * 2).sum(), [x, w])
-
-
-@pytest.mark.task12_1
-def test_grad_runs_only_what_leads_to_the_inputs():
-    # grad(y, x) must not run w's ExpBackward0: it keeps what it saved.
-    x, w = pair(toygrad)
-    y = (x * 2).sum() + w.exp().sum()
-    toygrad.autograd.grad(y, x)
-    (gw,) = toygrad.autograd.grad(y, w)
-    assert np.allclose(gw.data, np.exp(W))
-
-
-@pytest.mark.task12_1
-def test_grad_with_create_graph_differentiates_again():
-    seconds = []
-    for lib in (torch, toygrad):
-        x, w = pair(lib)
-        (g,) = lib.autograd.grad((x * x * x * w).sum(), x, create_graph=True)
-        seconds.append(lib.autograd.grad(g.sum(), [x, w]))
-    for a, b in zip(*seconds):
-        assert np.allclose(numbers(a), numbers(b), rtol=1e-10, atol=1e-12)
-
-
-@pytest.mark.task12_2
-def test_jacobians_of_two_outputs_match_both_ways():
-    x, w = pair(toygrad)
-
-    def f(a, b):
-        return (a * b).tanh(), (a * a).sum(1)
-
-    numerical, analytical, differentiable = jacobians(f, (x, w))
-    assert differentiable == [True, True]
-    assert [[m.shape for m in row] for row in analytical] == [
-        [(6, 6), (3, 6)], [(6, 2), (3, 2)]]
-    for nums, anas in zip(numerical, analytical):
-        for num, ana in zip(nums, anas):
-            assert np.allclose(num, ana, rtol=1e-6, atol=1e-7)
+def pytorch_s_two_output_jacobians(seed=0):
+    x, w = probes.numbers_xw(seed)
     # The layout is torch's: rows index the input, columns the output.
-    expected = torch.autograd.functional.jacobian(
-        lambda a: (a * torch.tensor(W)).tanh(), torch.tensor(X))
-    assert np.allclose(analytical[0][0],
-                       expected.reshape(6, 6).numpy().T, rtol=1e-10)
+    first = torch.autograd.functional.jacobian(
+        lambda a: (a * torch.tensor(w)).tanh(), torch.tensor(x))
+    return {"differentiable": [True, True], "shapes": [[[6, 6], [3, 6]], [[6, 2], [3, 2]]],
+            "numerical vs analytical": 0.0, "first": first.reshape(6, 6).numpy().T}
 
 
-@pytest.mark.task12_2
-def test_gradgradcheck_agrees_with_pytorch_on_a_wrong_second_derivative():
-    verdicts = []
-    for lib in (torch, toygrad):
-        class Square(lib.autograd.Function):
-            @staticmethod
-            def forward(ctx, a):
-                ctx.save_for_backward(a)
-                return a * a
+def jacobians_agree(observed, expected):
+    """The flags and shapes exactly; numerical and analytical within 1e-7 of each other
+    (finite differences); the first Jacobian PyTorch's to 1e-10."""
+    if observed["numerical vs analytical"] > 1e-7:
+        return (f"numerical and analytical Jacobians differ by "
+                f"{observed['numerical vs analytical']:.3g}")
+    return verdict.close(rtol=1e-10, atol=1e-12)(
+        {**observed, "numerical vs analytical": 0.0}, expected)
 
-            @staticmethod
-            def backward(ctx, grad):
-                (a,) = ctx.saved_tensors
-                # right first derivative, but detached: its own derivative
-                # is lost, so the second derivative is wrong
-                return grad * 2 * a.detach()
-        x = lib.tensor(W.copy(), requires_grad=True)
-        v = lib.tensor(X[0].copy(), requires_grad=True)
-        verdicts.append(lib.autograd.gradgradcheck(
-            Square.apply, (x,), (v,), raise_exception=False))
-        assert lib.autograd.gradgradcheck(lambda a: a * a, (x,), (v,))
-    assert verdicts == [False, False]
+
+CHECKS = [
+    Check("task12_1", "grad_returns_the_gradients_and_touches_no_grad",
+          probes.gradients_toygrad, on_torch(probes.gradients), close(1e-10, 1e-12)),
+    Check("task12_1", "grad_of_a_non_leaf_and_an_unused_input",
+          probes.non_leaf_and_unused_toygrad, pytorch_s_non_leaf_and_unused,
+          close(1e-10, 1e-12)),
+    Check("task12_1", "grad_runs_only_what_leads_to_the_inputs",
+          probes.runs_only_what_leads_to_the_inputs,
+          lambda seed: np.exp(probes.numbers_xw(seed)[1]), close(1e-12, 0.0)),
+    Check("task12_1", "grad_with_create_graph_differentiates_again",
+          probes.second_derivatives_toygrad, on_torch(probes.second_derivatives),
+          close(1e-10, 1e-12)),
+    Check("task12_2", "jacobians_of_two_outputs_match_both_ways", probes.two_output_jacobians,
+          pytorch_s_two_output_jacobians, jacobians_agree),
+    Check("task12_2", "gradgradcheck_agrees_with_pytorch_on_a_wrong_second_derivative",
+          probes.gradgradcheck_verdicts_toygrad, on_torch(probes.gradgradcheck_verdicts),
+          same),
+]
+
+
+@pytest.mark.parametrize("check, case", verdict.params(CHECKS))
+def test_task(check, case):
+    verdict.run(check, case)

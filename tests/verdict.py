@@ -108,6 +108,14 @@ def _close(observed, expected, rtol, atol):
                     f"times the expected): got {_short(observed['array'])}, expected "
                     f"{_short(expected['array'])}")
         return None
+    if isinstance(expected, dict) and isinstance(observed, dict):
+        if sorted(observed) != sorted(expected):
+            return f"keys {sorted(observed)}, expected {sorted(expected)}"
+        for key in expected:
+            why = _close(observed[key], expected[key], rtol, atol)
+            if why:
+                return f"{key}: {why}"
+        return None
     if isinstance(expected, list) and isinstance(observed, list):
         if len(observed) != len(expected):
             return f"{len(observed)} items, expected {len(expected)}"

@@ -9,6 +9,8 @@ short program run beside PyTorch (issue 24).
 - ``retain_grad`` asks ``is_leaf`` of the node as stored: on a view whose
   node is not made yet it does nothing, without an error, where toygrad
   made the node (or raised the no_grad view's error).
+- ``(-inf) ** tensor(0.5)`` is inf (C's pow), where NumPy's power took a
+  square root; and a tensor to 3 or -2 is PyTorch's products, not pow.
 """
 
 import warnings
@@ -485,3 +487,42 @@ def test_a_bad_shape_under_no_grad_is_the_kernel_s_error_before_a_view_s():
                 target[0] *= view
             return outcomes(write, lambda: target.tolist())
     assert run(toygrad) == run(torch)
+
+
+# Powers. PyTorch takes a float tensor to 2, 3, -1, -2, 0.5 and -0.5 by products,
+# divisions and square roots (1.1 ** 3 rounds as 1.1 * 1.1 * 1.1; 1e160 ** -2
+# underflows to 0), and a tensor to a tensor with C's pow, whatever the exponent:
+# (-inf) ** tensor(0.5) is inf where NumPy, for an exponent of 0.5 broadcast over
+# the base, takes sqrt(-inf), nan. The random search found the last.
+BASES = [1e160, 1.1, 3.3, 7.7e-3, -np.inf, -0.0, 0.0, np.inf, -2.5, 1e-200, 2.0]
+
+
+def same_numbers(ours, theirs, rtol=0.0):
+    """The values, the sign of every zero and where NaNs are (a NaN's sign is not
+    compared: neither library promises one)."""
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0, equal_nan=True)
+    assert np.array_equal(np.signbit(ours[ours == 0]), np.signbit(theirs[theirs == 0]))
+
+
+@pytest.mark.parametrize("exponent", [2, 3, -1, -2, 0.5, -0.5, 0, 1])
+def test_a_tensor_to_a_number_by_pytorch_s_products(exponent):
+    ours = toygrad.tensor(BASES, dtype=toygrad.float64) ** exponent
+    theirs = torch.tensor(BASES, dtype=torch.float64) ** exponent
+    same_numbers(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3, 1), (1, 11)])
+@pytest.mark.parametrize("exponent", [0.5, 2.0, -1.0, 3.0, -0.5])
+def test_a_tensor_to_a_tensor_is_c_s_pow_however_it_broadcasts(exponent, shape):
+    base = np.tile(np.array(BASES), (3, 1))
+    ours = toygrad.tensor(base) ** toygrad.tensor(np.full(shape, exponent))
+    theirs = torch.tensor(base) ** torch.tensor(np.full(shape, exponent))
+    # ulps apart where both libraries call their own pow (NumPy's and PyTorch's
+    # vectorized pows round apart)
+    same_numbers(ours.numpy(), theirs.numpy(), rtol=4e-16)
+    # and a number to a tensor: the same pow
+    for number in (-np.inf, -0.0, 2.0):
+        same_numbers((number ** toygrad.tensor(np.full(shape, exponent))).numpy(),
+                     (number ** torch.tensor(np.full(shape, exponent))).numpy(), 4e-16)

@@ -620,12 +620,8 @@ class PowScalar(Function):
         ctx.exponent = exponent
         x = a.data
         with np.errstate(all="ignore"):
-            # PyTorch computes x ** 0.5 as sqrt(x) and x ** -0.5 as
-            # 1 / sqrt(x): so -0.0 ** -0.5 is -inf, (-inf) ** 0.5 nan.
-            if exponent == 0.5 and x.dtype.kind == "f":
-                return Tensor(np.sqrt(x))
-            if exponent == -0.5 and x.dtype.kind == "f":
-                return Tensor(1 / np.sqrt(x))
+            if x.dtype.kind == "f" and exponent in _POW_BY_PRODUCTS:
+                return Tensor(_POW_BY_PRODUCTS[exponent](x))
             return Tensor(x ** np.asarray(exponent, a.dtype))
 
     @staticmethod
@@ -637,6 +633,28 @@ class PowScalar(Function):
     def jvp(ctx, ta, _):
         (a,) = ctx.primals[:1]
         return _pow_backward(ta, a, ctx.exponent)
+
+
+# PyTorch computes a float tensor to these numbers by products, divisions
+# and square roots, not by pow (ATen's Pow.cpp and cpu/PowKernel.cpp), so
+# its answers differ from pow's in rounding (1.1 ** 3), underflow (1e160
+# ** -2 is 0, not 1e-320), the sign of zero ((-0.) ** 0.5 is -0.) and at
+# -inf ((-inf) ** 0.5 is nan).
+_POW_BY_PRODUCTS = {
+    2: lambda x: x * x, 3: lambda x: x * x * x, -1: lambda x: 1 / x,
+    -2: lambda x: 1 / (x * x), 0.5: np.sqrt, -0.5: lambda x: 1 / np.sqrt(x),
+}
+
+
+def c_pow(x, y):
+    """``x ** y`` element by element with C's pow, as PyTorch's pow of two
+    tensors (std::pow): NumPy takes a square root, a square or a reciprocal
+    for an exponent of 0.5, 2 or -1 broadcast over the base, and sqrt(-inf)
+    is nan where pow(-inf, 0.5) is inf. So no operand is broadcast."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    base = np.broadcast_to(x, shape).reshape(-1).copy()
+    exponent = np.broadcast_to(y, shape).reshape(-1).copy()
+    return np.power(base, exponent).reshape(shape)
 
 
 def _pow_backward(grad, a, n):
@@ -656,12 +674,7 @@ class Pow(Function):
     def forward(ctx, a, b):
         x, y = _promote(a, b)
         with np.errstate(all="ignore"):
-            out = x ** y
-        if y.size == 1 and y.dtype.kind == "f" and y.reshape(-1)[0] == 0.5:
-            # NumPy's loop takes the square root for one exponent of 0.5,
-            # and sqrt(-0.0) is -0.0; PyTorch's tensor exponent goes to
-            # std::pow, whose pow(-0.0, 0.5) is +0.0.
-            out = np.where(x == 0, out.dtype.type(0), out)
+            out = c_pow(x, y)
         out = Tensor(out)
         ctx.save_for_backward(b, a, out)  # PyTorch's order
         return out
@@ -741,7 +754,7 @@ class RPow(Function):
     @staticmethod
     def forward(ctx, a, base):
         with np.errstate(all="ignore"):
-            out = Tensor(np.asarray(base, dtype=a.dtype) ** a.data)
+            out = Tensor(c_pow(np.asarray(base, dtype=a.dtype), a.data))
             ctx.log_base = float(np.log(np.float64(base)))
         ctx.base = base
         # PyTorch saves the exponent too (its formula's mask at base 0).

@@ -11,6 +11,8 @@ short program run beside PyTorch (issue 24).
   made the node (or raised the no_grad view's error).
 - ``(-inf) ** tensor(0.5)`` is inf (C's pow), where NumPy's power took a
   square root; and a tensor to 3 or -2 is PyTorch's products, not pow.
+- A leaf moved into the graph by an in-place change is refused by its
+  AccumulateGrad, as PyTorch's.
 """
 
 import warnings
@@ -526,3 +528,23 @@ def test_a_tensor_to_a_tensor_is_c_s_pow_however_it_broadcasts(exponent, shape):
     for number in (-np.inf, -0.0, 2.0):
         same_numbers((number ** toygrad.tensor(np.full(shape, exponent))).numpy(),
                      (number ** torch.tensor(np.full(shape, exponent))).numpy(), 4e-16)
+
+
+def test_a_leaf_moved_into_the_graph_refuses_its_gradient():
+    # A leaf that stops requiring grad and is then changed in place by a tensor that
+    # requires grad gets a node: it is a leaf no more. A graph made while it was one
+    # still leads to its AccumulateGrad, which refuses, as PyTorch's does.
+    def story(M):
+        w = M.zeros(3, dtype=M.float64, requires_grad=True)
+        copy = w.clone()
+        w.requires_grad_(False)
+        w += copy
+        return outcomes(lambda: w.is_leaf,
+                        lambda: copy.backward(M.ones(3, dtype=M.float64)),
+                        lambda: w.grad is None)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # .grad of a non-leaf
+        ours, theirs = story(toygrad), story(torch)
+    assert ours == theirs
+    assert theirs[1] == ("error", "leaf variable has been moved into the graph interior")

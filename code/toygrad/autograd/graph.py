@@ -155,6 +155,11 @@ class AccumulateGrad(Node):
     # Task 4.2: a leaf accumulates its gradients
     def apply(self, grad):
         variable = self.variable
+        #> ch05
+        if variable.grad_fn is not None:  # an in-place operation gave it one
+            raise RuntimeError(
+                "leaf variable has been moved into the graph interior")
+        #< ch05
         if not variable.requires_grad:  # switched off since it was used
             return ()
         if variable.grad is None:

@@ -77,8 +77,12 @@ A task earns its points when all its tests pass; the table below gives each task
 
 ## Submit
 
-Hand in your `code` folder, zipped (the grader reads `code/toygrad` and nothing else, and
-grades it with its own copy of the tests, so changing the tests here changes no grade):
+Hand in your `code` folder, zipped. The grader reads `code/toygrad` and nothing else, and
+grades it with its own copy of the tests, so changing the tests here changes no grade. It
+runs your code on numbers it draws anew for each grading (the tests here use one set of
+them), and without PyTorch but for chapters 2 and 7, whose tasks work on PyTorch's graphs:
+a task earns its points when your code computes the right answers itself.
+
 
 ```bash
 .venv/bin/python -m zipfile -c YOUR-NAME.zip code

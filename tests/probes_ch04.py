@@ -14,7 +14,8 @@ def reused_by_hand(x):
     """The graph of u = x * x; out = u * u + u, built node by node (no recording needed)."""
     accumulate = grad_accumulator(x)
     u = MulBackward0((accumulate, accumulate), (x.data, x.data))
-    u_times_u = MulBackward0((u, u), (x.data ** 2, x.data ** 2))
+    u_value = x.data * x.data  # u's value, as x * x computes it (pow can round apart)
+    u_times_u = MulBackward0((u, u), (u_value, u_value))
     return AddBackward0((u_times_u, u), ())
 
 

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ import passcache  # noqa: E402  (scripts/passcache.py)
 # package, the tests, the grader and the edition's script, the environment, and the pages it
 # reads (named by each test). Its key is stored only when the test reaches its end.
 _STORE = passcache.Store("instructor")
-_CODE = ("code", "tests", "scripts/grade.py", "scripts/student_edition.py", "pyproject.toml")
+_CODE = ("code", "tests", "scripts/grade.py", "scripts/grade_runner.py",
+         "scripts/private_tests_example", "scripts/student_edition.py", "pyproject.toml")
 
 
 def _key(request, *pages):
@@ -330,7 +332,7 @@ def test_a_stub_fails_its_task_and_the_tasks_that_depend_on_it_only(task, tmp_pa
 
     rows = grade.grade(submission(tmp_path / "one-stub", stub_one), out=tmp_path)
     dependents = {other.id for other in TASKS if task.id in other.depends}
-    assert set(failing(rows)) == {task.id} | dependents
+    assert set(failing(rows)) == {task.id} | dependents, failing(rows)
     for failed, why in failing(rows).items():
         assert f"Task {task.id} " in why, (failed, why)
     passes(request)
@@ -440,6 +442,26 @@ def test_a_task_that_hangs_times_out_and_the_others_are_graded(tmp_path, monkeyp
     assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
 
 
+def test_a_task_that_hangs_and_ignores_the_alarm_is_stopped_from_outside(
+        tmp_path, monkeypatch, request):
+    # The sandboxed process's own alarm is the submission's to ignore; the grader, watching
+    # which probe runs, kills the run a few seconds after the limit, fails that probe's task
+    # and runs the other tasks' probes in a fresh sandbox.
+    if passed_before(request):
+        return
+    monkeypatch.setattr(grade, "TEST_SECONDS", 5)
+    hang = ("exec('import signal\\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\\n"
+            "while True: pass') if nesterov else None")
+    folder = submission(tmp_path / "hangs", with_first_line(BY_ID["15.1"], hang))
+    started = time.monotonic()
+    rows = {row["task"]: row for row in grade.grade(folder, chapter=15, out=tmp_path)}
+    assert rows["15.1"]["points"] == 0
+    assert "the test ran longer than 5 s, during this test" in rows["15.1"]["why"]
+    assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
+    assert time.monotonic() - started < 60
+    passes(request)
+
+
 def test_a_file_that_does_not_parse_gives_each_task_its_reason(tmp_path):
     def broken(path, text):
         return text + "\ndef (\n" if path.name == "optim.py" else text
@@ -498,30 +520,193 @@ def test_a_class_is_graded_into_one_gradebook(tmp_path):
     assert wide["bob"]["task 15.1"] == str(BY_ID["15.1"].points) and wide["cy"]["total"] == "0"
 
 
+EXAMPLE = ROOT / "scripts" / "private_tests_example"  # the instructors' page shows it
+
+# An RMSprop as PyTorch's (torch/optim/rmsprop.py, _single_tensor_rmsprop, not centered): a
+# student's answer to the private variant, appended to optim.py.
+RMSPROP = """
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=0.01, alpha=0.99, eps=1e-8, momentum=0.0):
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, momentum=momentum))
+
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g, state = p.grad.data, self.state.setdefault(id(p), {})
+                square = state.setdefault("square_avg", np.zeros_like(g))
+                square *= group["alpha"]
+                square += (1 - group["alpha"]) * g * g
+                avg = np.sqrt(square) + group["eps"]
+                if group["momentum"] > 0:
+                    buf = state.setdefault("momentum_buffer", np.zeros_like(g))
+                    buf *= group["momentum"]
+                    buf += g / avg
+                    p.data -= group["lr"] * buf
+                else:
+                    p.data -= group["lr"] * (g / avg)
+"""
+
+
 def test_an_instructor_s_private_tests_count_for_their_tasks(tmp_path):
-    # Issue 27, point 6 (make grade TESTS=folder): private tests beside the book's. One for
-    # task 15.1 that the reference passes, one for a variant of 15.2 whose solution is not
-    # in the book (an RMSprop optimizer, which the reference does not have).
-    private = tmp_path / "private"
-    private.mkdir()
-    (private / "test_variant.py").write_text(
-        "import numpy as np\nimport pytest\nimport toygrad\nfrom toygrad import optim\n\n\n"
-        "@pytest.mark.task15_1\ndef test_sgd_on_one_more_number():\n"
-        "    p = toygrad.tensor([2.0], requires_grad=True)\n"
-        "    p.grad = toygrad.tensor([4.0])\n"
-        "    optim.SGD([p], lr=0.5).step()\n"
-        "    assert p.tolist() == [0.0]\n\n\n"
-        "@pytest.mark.task15_2\ndef test_the_variant_s_rmsprop():\n"
-        "    assert hasattr(optim, 'RMSprop'), 'the variant asks for optim.RMSprop'\n")
+    # Issue 27, point 6 (make grade TESTS=folder): the instructors' page's example, a
+    # variant of Task 15.2 whose solution is not in the book (an RMSprop optimizer). The
+    # reference, which has none, loses 15.2 with the probe's reason and keeps 15.1; a
+    # student who writes RMSprop earns 15.2 (the book's Adam checks still count too).
+    book = len([item for item in grade.items_of([BY_ID["15.2"]])])
     rows = {row["task"]: row for row in grade.grade(
-        submission(tmp_path / "reference"), chapter=15, out=tmp_path, tests_folder=private)}
+        submission(tmp_path / "reference"), chapter=15, out=tmp_path, tests_folder=EXAMPLE)}
     assert rows["15.1"]["points"] == BY_ID["15.1"].points
-    assert rows["15.1"]["tests"] > 1  # the book's tests and the private one
+    assert rows["15.2"]["tests"] == book + 2  # the book's checks and the variant's two
     assert rows["15.2"]["points"] == 0
-    assert "the variant asks for optim.RMSprop" in rows["15.2"]["why"]
+    assert "has no attribute 'RMSprop'" in rows["15.2"]["why"], rows["15.2"]["why"]
+
+    def answer(path, text):
+        return text + RMSPROP if path.name == "optim.py" else text
+
+    rows = {row["task"]: row for row in grade.grade(
+        submission(tmp_path / "answered", answer), chapter=15, out=tmp_path,
+        tests_folder=EXAMPLE)}
+    assert rows["15.2"]["points"] == BY_ID["15.2"].points, rows["15.2"]["why"]
+    private = tmp_path / "private"
+    shutil.copytree(EXAMPLE, private)
     (private / "test_tasks_ch15.py").write_text("")  # would replace the book's own
     with pytest.raises(SystemExit, match="rename test_tasks_ch15.py"):
         grade.grade(submission(tmp_path / "again"), chapter=15, tests_folder=private)
+
+
+# Hostile submissions (issue 27's acceptance): each tries to earn Task 15.1, whose function
+# it leaves a stub (the rest is the reference's code, and earns its points), by a way
+# around the work; each gets 0 for 15.1 with a reason, and the rest its points.
+REFERENCE_OPTIM = ROOT / "code" / "toygrad" / "optim.py"
+CALL = ("(param, grad, buffer, lr=lr, momentum=momentum, dampening=dampening, "
+        "weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)")
+CHEATS = {
+    # The reference's function, by its path in the instructor's repository.
+    "reference-by-path": ("line", "import runpy; return runpy.run_path("
+                          f"{str(REFERENCE_OPTIM)!r})['sgd_update']{CALL}"),
+    # The reference's, by the package the Python environment has installed (its .pth).
+    "reference-by-package": ("line", "import glob, runpy, site; return runpy.run_path(open("
+                             "glob.glob(site.getsitepackages()[0] + '/*toygrad*.pth')[0])"
+                             ".read().strip() + '/toygrad/optim.py')['sgd_update']" + CALL),
+    # PyTorch's own SGD, doing the task's work (the sandbox of a task whose code does not
+    # work on PyTorch's graphs has no PyTorch).
+    "handing-the-work-to-pytorch": ("line", "import torch; p = torch.from_numpy(param); "
+                                    "torch.optim.SGD([p], lr=lr)"),
+    # The expectations: the task's test module, and any test file near the code.
+    "reading-the-tests": ("line", "import glob, os; found = glob.glob(os.path.dirname("
+                          "__file__) + '/../../**/test_*.py', recursive=True); "
+                          "__import__('test_tasks_ch15') if not found else None; "
+                          "raise RuntimeError(f'found {found}')"),
+    # pytest, patched at import: every report a pass; the book's verdict module, patched
+    # to agree with anything; builtins replaced.
+    "patching-pytest-and-builtins": ("init", """
+import builtins
+try:
+    import _pytest.reports
+    _pytest.reports.TestReport.passed = property(lambda self: True)
+    _pytest.reports.TestReport.failed = property(lambda self: False)
+except ImportError:
+    pass
+try:
+    import verdict
+    verdict.Check.judge = lambda self, *args, **kwargs: None
+    verdict.same = lambda observed, expected: None
+    verdict.run = lambda *args, **kwargs: None
+except ImportError:
+    pass
+builtins.NotImplementedError = type("NotImplementedError", (Exception,), {})
+"""),
+    # A pytest plugin and conftest files that pass every test, where pytest would find them.
+    "plugin-and-conftest": ("files", {
+        "conftest.py": "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+                       "def pytest_runtest_makereport(item, call):\n"
+                       "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n",
+        "code/grade_plugin.py": "import pytest\n\n\ndef pytest_runtest_call(item):\n"
+                                "    pytest.skip('passed')\n",
+        "pytest.ini": "[pytest]\naddopts = -p grade_plugin -p no:randomly\n"}),
+}
+
+
+def cheat(folder, how):
+    kind, what = CHEATS[how]
+    task = BY_ID["15.1"]
+
+    def change(path, text):
+        if path.name == "optim.py":
+            text = student_edition.stubbed(text, [task])
+            if kind == "line":
+                text = with_first_line(task, what)(path, text)
+        if kind == "init" and path.name == "__init__.py" and path.parent.name == "toygrad":
+            text += what
+        return text
+
+    submission(folder, change)
+    if kind == "files":
+        for name, text in what.items():
+            (folder / name).write_text(text)
+            if name.endswith("conftest.py"):
+                (folder / "code" / "toygrad" / name).write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("how", sorted(CHEATS))
+def test_a_way_around_the_work_earns_nothing(how, tmp_path, request):
+    if passed_before(request):
+        return
+    rows = {row["task"]: row for row in grade.grade(cheat(tmp_path / how, how), chapter=15,
+                                                     out=tmp_path / "grades")}
+    assert rows["15.1"]["points"] == 0 and rows["15.1"]["why"], rows["15.1"]
+    reason = {"reference-by-path": "No such file",
+              "handing-the-work-to-pytorch": "ImportError: PyTorch is not available", "reference-by-package": "No such file",
+              "reading-the-tests": "No module named 'test_tasks_ch15'",
+              "patching-pytest-and-builtins": "Task 15.1 ",
+              "plugin-and-conftest": "NotImplementedError: Task 15.1 "}[how]
+    assert reason in rows["15.1"]["why"], rows["15.1"]["why"]
+    assert rows["15.2"]["points"] == BY_ID["15.2"].points, rows["15.2"]["why"]
+    passes(request)
+
+
+def _fingerprint(*paths):
+    return {str(path): passcache.digest(path.read_bytes()) for path in paths}
+
+
+def test_a_submission_cannot_touch_the_repository_or_other_results(tmp_path, request):
+    # A submission whose code deletes and writes outside its folder, when imported: the
+    # book's files, the repository's git state, another student's results, its own home,
+    # the other submissions. Nothing changes; the code itself is the reference's (with the
+    # attempts in try blocks), so it earns every point.
+    if passed_before(request):
+        return
+    grades, folder = tmp_path / "grades", tmp_path / "class"
+    grade.grade(submission(folder / "ada"), chapter=15, out=grades)
+    theirs = [grades / "ada-ch15.csv", grades / "ada-ch15.json",
+              folder / "ada" / "code" / "toygrad" / "optim.py"]
+    before = _fingerprint(ROOT / "README.md", ROOT / "code" / "toygrad" / "optim.py", *theirs)
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout
+    targets = [ROOT / "README.md", ROOT / "code" / "toygrad" / "optim.py", *theirs]
+    attack = "\nimport os, shutil\n" + "".join(
+        f"try:\n    os.remove({str(path)!r})\nexcept OSError:\n    pass\n"
+        f"try:\n    open({str(path)!r}, 'w').write('mallory was here')\n"
+        f"except OSError:\n    pass\n" for path in targets) + (
+        f"shutil.rmtree({str(ROOT / 'chapters')!r}, ignore_errors=True)\n"
+        f"shutil.rmtree({str(folder / 'ada')!r}, ignore_errors=True)\n"
+        "open(os.path.expanduser('~/.bashrc'), 'a').write('mallory')\n")
+
+    def destroy(path, text):
+        return text + attack if path.name == "__init__.py" and path.parent.name == "toygrad" \
+            else text
+
+    rows = grade.grade(submission(folder / "mallory", destroy), chapter=15, out=grades)
+    assert failing(rows) == {}
+    assert _fingerprint(*map(Path, before)) == before
+    assert (ROOT / "chapters").is_dir() and (folder / "ada" / "code").is_dir()
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout == status
+    passes(request)
 
 
 def test_no_task_test_needs_hypothesis():
@@ -530,3 +715,10 @@ def test_no_task_test_needs_hypothesis():
     chapters = {task.chapter for task in TASKS}
     for name in (*grade.HELPERS, *(f"test_tasks_ch{c:02d}.py" for c in chapters)):
         assert "hypothesis" not in (ROOT / "tests" / name).read_text(), name
+
+
+def test_only_the_tasks_on_pytorch_s_graphs_have_pytorch_in_the_sandbox():
+    # What the student README and the instructors' page say: the probes of chapters 2 and
+    # 7 (gradcheck of PyTorch's functions, the walker of PyTorch's graphs) have PyTorch.
+    with_torch = {item.task for item in grade.items_of(TASKS) if grade.needs_torch(item)}
+    assert with_torch == {task.marker for task in TASKS if task.chapter in (2, 7)}

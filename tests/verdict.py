@@ -35,10 +35,10 @@ def plain(value):
     """``value`` as plain data, the same in every process: NumPy arrays and tensors as
     ``{"array": nested lists, "dtype": ..., "shape": ...}``, tuples as lists, NumPy numbers
     as Python's. Anything else is refused (a probe returns only what it observed)."""
+    if isinstance(value, np.generic):  # before float: NumPy's float64 is one
+        return value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if isinstance(value, np.generic):
-        return value.item()
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
         value = value.detach().numpy()
     elif not isinstance(value, np.ndarray) and isinstance(getattr(value, "data", None),

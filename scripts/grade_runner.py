@@ -1,0 +1,96 @@
+"""The half of a grading that runs the student's code: in the sandbox, beside the
+submission's ``code/toygrad``, the book's probes (``tests/probes_chNN.py``) and
+``tests/verdict.py``, nothing else of the book's (``scripts/grade.py`` puts it there).
+
+    python -I grade_runner.py job.json results.json
+
+``job.json`` lists the probes to run (module, function, case) and the seed that draws
+their inputs, chosen by the grader. Each probe's observation, as plain data, or the error
+it raised, goes to ``results.json``, written again after every probe (and with the probe
+running named first), so that a run that dies leaves what it had found. This process
+decides nothing: the grader reads the observations and compares them, in its own process,
+with expectations this one never sees (no test file is here). Whatever the submission does
+to this process changes only the observations it reports, which must then be right.
+"""
+
+import importlib
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class ProbeTimeout(BaseException):  # not an Exception: a submission's except does not stop it
+    pass
+
+
+def where(error):
+    """`` (in toygrad/optim.py, line 12)``: the submission's line the error came from, if
+    any (the file that does not parse, for a syntax error)."""
+    if isinstance(error, SyntaxError) and error.filename and "toygrad" in error.filename:
+        path = error.filename.replace(os.sep, "/")
+        return f" (in {path[path.rindex('toygrad/'):]}, line {error.lineno})"
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if "/code/toygrad/" in frame.filename.replace(os.sep, "/")]
+    if not frames:
+        return ""
+    path = frames[-1].filename.replace(os.sep, "/")
+    return f" (in {path[path.rindex('toygrad/'):]}, line {frames[-1].lineno})"
+
+
+def describe(error):
+    lines = str(error).strip().splitlines()
+    said = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    return (said + where(error))[:300]
+
+
+def main(job_path, results_path):
+    with open(job_path) as stream:
+        job = json.load(stream)
+    sys.path[:0] = [os.path.join(HERE, "code"), os.path.join(HERE, "tests")]
+    results = {"items": {}, "toygrad": None, "errors": []}
+
+    def save():
+        with open(results_path + ".part", "w") as stream:
+            json.dump(results, stream)
+        os.replace(results_path + ".part", results_path)
+
+    try:
+        import toygrad
+        results["toygrad"] = os.path.dirname(os.path.abspath(toygrad.__file__))
+    except BaseException as error:  # noqa: BLE001 - a syntax or import error: the reason
+        results["errors"].append(f"import toygrad: {describe(error)}")
+    import verdict  # the book's: plain data
+
+    def alarm(signum, frame):
+        raise ProbeTimeout(f"the test ran longer than {job['seconds']:g} s")
+
+    for item in job["items"]:
+        results["running"] = item["id"]
+        save()
+        signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, job["seconds"])
+        started = time.process_time()
+        try:
+            module = importlib.import_module(item["module"])
+            probe = getattr(module, item["function"])
+            entry = {"observed": verdict.plain(probe(*item["case"], seed=job["seed"]))}
+            json.dumps(entry, allow_nan=True)  # plain data, or the error below
+        except BaseException as error:  # noqa: BLE001 - each probe's own reason
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            entry = {"error": describe(error)}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        entry["cpu"] = round(time.process_time() - started, 3)
+        results["items"][item["id"]] = entry
+        results.pop("running", None)
+        save()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

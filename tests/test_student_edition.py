@@ -357,6 +357,25 @@ def test_an_engine_that_overwrites_instead_of_accumulating_loses_that_task_only(
     passes(request)
 
 
+def test_an_engine_that_never_frees_the_graph_loses_the_engine_s_task(tmp_path, request):
+    # Issue 27, point 3: every number right, and the graph kept after backward. The
+    # engine's task (4.1) fails with what a second pass should have raised.
+    if passed_before(request):
+        return
+
+    def keep(path, text):
+        if path.name == "engine.py":
+            changed = text.replace("node.release_variables()", "pass", 1)
+            assert changed != text
+            return changed
+        return text
+
+    rows = grade.grade(submission(tmp_path / "keeps", keep), out=tmp_path)
+    assert set(failing(rows)) == {"4.1"}, failing(rows)
+    assert "Trying to backward through the graph a second time" in failing(rows)["4.1"]
+    passes(request)
+
+
 def test_grading_refuses_a_folder_without_code(tmp_path):
     with pytest.raises(SystemExit, match="no code/toygrad"):
         grade.grade(tmp_path)
@@ -415,6 +434,23 @@ def test_the_sandbox_hides_the_repository_and_the_network(tmp_path):
     assert network == "no network" and writes == "read-only"
 
 
+def _repository_state():
+    """What an instructor's repository holds, as git sees it: the status of every file
+    (new ones too) and the changes to tracked files."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True,
+                              check=True).stdout
+    return git("status", "--porcelain", "--untracked-files=all"), git("diff", "--binary")
+
+
+@pytest.fixture
+def untouched():
+    """A hostile or broken submission's grading leaves the repository as it was."""
+    before = _repository_state()
+    yield
+    assert _repository_state() == before, "the grading changed the repository"
+
+
 def with_first_line(task, line):
     """A submission's change: ``line`` first in the body of ``task``'s function."""
     def change(path, text):
@@ -428,6 +464,7 @@ def with_first_line(task, line):
     return change
 
 
+@pytest.mark.usefixtures("untouched")
 def test_a_task_that_hangs_times_out_and_the_others_are_graded(tmp_path, monkeypatch):
     # The submission's SGD hangs when asked for Nesterov momentum (two of 15.1's tests), so
     # the limit is met twice, not once per test. Ten seconds: long enough for 15.2's tests on
@@ -442,6 +479,7 @@ def test_a_task_that_hangs_times_out_and_the_others_are_graded(tmp_path, monkeyp
     assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
 
 
+@pytest.mark.usefixtures("untouched")
 def test_a_task_that_hangs_and_ignores_the_alarm_is_stopped_from_outside(
         tmp_path, monkeypatch, request):
     # The sandboxed process's own alarm is the submission's to ignore; the grader, watching
@@ -462,6 +500,7 @@ def test_a_task_that_hangs_and_ignores_the_alarm_is_stopped_from_outside(
     passes(request)
 
 
+@pytest.mark.usefixtures("untouched")
 def test_a_file_that_does_not_parse_gives_each_task_its_reason(tmp_path):
     def broken(path, text):
         return text + "\ndef (\n" if path.name == "optim.py" else text
@@ -472,6 +511,7 @@ def test_a_file_that_does_not_parse_gives_each_task_its_reason(tmp_path):
     assert (tmp_path / "broken-ch15.csv").read_text().count("\n") == 3  # header, two tasks
 
 
+@pytest.mark.usefixtures("untouched")
 def test_a_process_that_exits_leaves_a_row_and_a_reason_for_every_task(tmp_path):
     folder = submission(tmp_path / "exits",
                         with_first_line(BY_ID["15.1"], "import os; os._exit(3)"))
@@ -483,6 +523,7 @@ def test_a_process_that_exits_leaves_a_row_and_a_reason_for_every_task(tmp_path)
     assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
 
 
+@pytest.mark.usefixtures("untouched")
 def test_a_task_that_takes_all_memory_is_stopped_and_the_others_are_graded(
         tmp_path, monkeypatch):
     # Issue 27: unbounded memory. 15.1's function keeps every block it makes (a list of
@@ -653,6 +694,7 @@ def cheat(folder, how):
 
 
 @pytest.mark.parametrize("how", sorted(CHEATS))
+@pytest.mark.usefixtures("untouched")
 def test_a_way_around_the_work_earns_nothing(how, tmp_path, request):
     if passed_before(request):
         return
@@ -673,6 +715,7 @@ def _fingerprint(*paths):
     return {str(path): passcache.digest(path.read_bytes()) for path in paths}
 
 
+@pytest.mark.usefixtures("untouched")
 def test_a_submission_cannot_touch_the_repository_or_other_results(tmp_path, request):
     # A submission whose code deletes and writes outside its folder, when imported: the
     # book's files, the repository's git state, another student's results, its own home,

@@ -548,3 +548,28 @@ def test_a_leaf_moved_into_the_graph_refuses_its_gradient():
         ours, theirs = story(toygrad), story(torch)
     assert ours == theirs
     assert theirs[1] == ("error", "leaf variable has been moved into the graph interior")
+
+
+@pytest.mark.parametrize("first", ["float64", "float32", None])
+def test_create_graph_inside_inference_mode_accumulates_out_of_place(first):
+    # During backward, grad mode is create_graph, inside inference mode too (where
+    # nothing is recorded): PyTorch's AccumulateGrad then copies a first gradient and
+    # adds a second out of place, as it asks GradMode, not whether it records.
+    def story(M):
+        w = M.zeros(2, 3, dtype=M.float64, requires_grad=True)
+        seen = []
+        with M.inference_mode():
+            if first is not None:
+                g = M.zeros(2, 3, dtype=getattr(M, first))
+                w.backward(g)
+                seen.append(w.grad is g)
+            before = w.grad
+            g = M.ones(2, 3, dtype=M.float64)
+            w.backward(g, create_graph=True)
+            seen += [w.grad is before, w.grad is g, w.grad.is_inference(),
+                     w.grad.requires_grad, w.grad.grad_fn is None, w.grad.tolist()]
+        return seen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # create_graph's reference cycle
+        assert story(toygrad) == story(torch)

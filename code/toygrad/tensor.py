@@ -420,7 +420,10 @@ class Tensor:
         nothing else can see it, else a private copy, since the same
         gradient tensor may also be on its way to other leaves.
         """
-        if grad_mode.state.enabled:  # create_graph: the copy is recorded
+        # Grad mode is create_graph during backward (on inside inference
+        # mode too, where nothing is recorded): then a copy, never the
+        # gradient itself, as PyTorch's AccumulateGrad asks GradMode.
+        if grad_mode.state.grad:  # create_graph: the copy is recorded
             # PyTorch's clone_obey_contract: an empty tensor with the
             # leaf's own sizes and strides, copy_ of the gradient into it
             # (CopyBackwards); for a leaf that is not dense, a contiguous
@@ -428,7 +431,9 @@ class Tensor:
             target = self._empty_in_own_layout()
             if target is None:
                 return ops.Clone.apply(grad)
-            return Tensor(target).copy_(grad)
+            target = Tensor(target)
+            target._is_inference = grad_mode.state.inference  # chapter 10
+            return target.copy_(grad)
         if self._can_steal(grad):
             if grad._base is not None:
                 # PyTorch stores grad.detach(): a view's memory and version
@@ -539,7 +544,7 @@ class Tensor:
         As in PyTorch: added in place, unless ``create_graph`` records the
         sum (then a new tensor).
         """
-        if grad_mode.state.enabled:
+        if grad_mode.state.grad:  # create_graph (in inference mode too)
             return self._grad + grad
         return self._grad.add_(grad)
 

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTION_START = re.compile(r"^(`{3,})\{solution-start\}\s*(\S*)\s*$")
 SOLUTION_END = re.compile(r"^(`{3,})\{solution-end\}\s*$")
 COLON_DIRECTIVE = re.compile(r"^(:{3,})\{([\w-]+)\}\s*(.*)$")
-LITERALINCLUDE = re.compile(r"^(`{3,})\{literalinclude\}\s+(\S+)\s*$")
+LITERALINCLUDE = re.compile(r"^( *)(`{3,})\{literalinclude\}\s+(\S+)\s*$")
 TARGET = re.compile(r"^\(([\w-]+)\)=\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 GLUE_ROLE = re.compile(r"\{glue:text\}`([^`]+)`")
@@ -90,7 +90,8 @@ def parse_options(lines):
     return options
 
 
-INCLUDE_OPTIONS = {"pyobject", "start-after", "end-before", "dedent", "language", "linenos"}
+INCLUDE_OPTIONS = {"pyobject", "start-after", "start-at", "end-before", "dedent", "language",
+                   "linenos"}
 
 
 def read_include(chapter_dir, target, options):
@@ -124,6 +125,9 @@ def read_include_plain(path, options):
     if options.get("start-after"):
         index = next(i for i, line in enumerate(lines) if options["start-after"] in line)
         lines = lines[index + 1:]
+    if options.get("start-at"):
+        index = next(i for i, line in enumerate(lines) if options["start-at"] in line)
+        lines = lines[index:]
     if options.get("end-before"):
         index = next(i for i, line in enumerate(lines) if options["end-before"] in line)
         lines = lines[:index]
@@ -292,21 +296,23 @@ class Converter:
                 else:
                     self.in_solution = False
                 i = j + 1
-            elif include:
-                fence = include[1]
+            elif include:  # indented, inside a list item: the code is indented as much
+                indent, fence = include[1], include[2]
                 j = i + 1
                 while j < len(lines) and lines[j].strip() != fence:
                     j += 1
-                options = parse_options(lines[i + 1:j])
+                options = parse_options([line.strip() for line in lines[i + 1:j]])
                 language = options.get("language", "python")
-                code = read_include(self.chapter_dir, include[2], options)
-                shown = Path(include[2]).as_posix().replace("../", "", 1)
+                code = read_include(self.chapter_dir, include[3], options)
+                shown = Path(include[3]).as_posix().replace("../", "", 1)
                 what = f", `{options['pyobject']}`" if options.get("pyobject") else ""
                 snapshot = SNAPSHOT_PATH.match(shown)
                 if snapshot:
                     shown = snapshot[2]
                     what += f" (as chapter {int(snapshot[1])} leaves it)"
-                buffer.append(f"*From `{shown}`{what}:*\n\n```{language}\n{code}\n```")
+                block = f"*From `{shown}`{what}:*\n\n```{language}\n{code}\n```"
+                buffer.append("\n".join(indent + line if line else line
+                                        for line in block.splitlines()))
                 i = j + 1
             elif directive and directive[2] in {"admonition", "exercise", "note", "tip",
                                                 "important", "warning", "hint", "seealso"}:

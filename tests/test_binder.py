@@ -179,7 +179,7 @@ def test_included_code_is_shown_as_code(student_notebooks):
     assert "```python\ndef execute(" in engine
     for relpath, _ in binder_notebooks.toc_chapters(ROOT):
         text = (ROOT / relpath).read_text()
-        count = len(re.findall(r"^`{3,}\{literalinclude\}", text, re.M))
+        count = len(re.findall(r"^ *`{3,}\{literalinclude\}", text, re.M))
         shown = sum("".join(cell["source"]).count("*From `")
                     for cell in student_notebooks[Path(relpath).stem]["cells"])
         assert shown == count, relpath
@@ -187,12 +187,13 @@ def test_included_code_is_shown_as_code(student_notebooks):
 
 def test_plain_include_reader_agrees_with_sphinx():
     # Without Sphinx (a Binder without myst-nb), the notebooks still show the same code.
-    pattern = re.compile(r"^(`{3,})\{literalinclude\}\s+(\S+)\n(.*?)^\1$", re.M | re.S)
+    pattern = re.compile(r"^ *(`{3,})\{literalinclude\}\s+(\S+)\n(.*?)^ *\1$", re.M | re.S)
     checked = 0
     for relpath, _ in binder_notebooks.toc_chapters(ROOT):
         chapter = ROOT / relpath
         for _, target, body in pattern.findall(chapter.read_text()):
-            options = binder_notebooks.parse_options(body.splitlines())
+            options = binder_notebooks.parse_options(
+                [line.strip() for line in body.splitlines()])
             assert binder_notebooks.read_include_plain(chapter.parent / target, options) == (
                 binder_notebooks.read_include(chapter.parent, target, options)), (relpath, options)
             checked += 1

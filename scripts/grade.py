@@ -16,8 +16,9 @@ the submission, which a student could have changed), split in two (``tests/verdi
   bubblewrap so that the book's repository (with the reference code and the test files),
   the machine's other temporary files and the network are out of reach and the rest of the
   machine read-only, with its own HOME, a time limit per probe (``TEST_SECONDS``, the
-  runner's alarm, and a kill from outside a few seconds later), a CPU limit and a
-  wall-clock limit for the whole run, and a memory limit (``MEMORY_MB``, the resident
+  runner's alarm, and a kill from outside a few seconds later) and a CPU limit per probe
+  (``TEST_CPU_SECONDS``, the kernel's SIGXCPU), a CPU limit and a wall-clock limit for the
+  whole run, and a memory limit (``MEMORY_MB``, the resident
   memory of the run's processes, read from outside every tenth of a second);
 - the *verdict*: this process computes each check's expectation (with PyTorch, or a rule)
   and compares the observation with it. Nothing the submission does to its own process
@@ -68,7 +69,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import verdict  # noqa: E402
 from tasks import TASKS  # noqa: E402
 
-TEST_SECONDS = 60  # wall clock, per test
+TEST_SECONDS = 60  # wall clock, per test (a probe)
+TEST_CPU_SECONDS = 120  # CPU time, per probe (the minute on both cores)
 RUN_SECONDS = 900  # wall clock, a whole run
 CPU_SECONDS = 1800  # CPU time, a whole run
 MEMORY_MB = 2048  # resident memory of a run's processes together
@@ -281,6 +283,7 @@ def _run_once(code, items, seed, extra=(), with_torch=True):
             (scratch / folder).mkdir()
         job, results = scratch / "job.json", scratch / "results.json"
         job.write_text(json.dumps({"seed": seed, "seconds": TEST_SECONDS,
+                                   "cpu_seconds": TEST_CPU_SECONDS,
                                    "items": [item.job() for item in items]}))
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("PYTHON", "PYTEST"))}  # a clean process

@@ -16,6 +16,7 @@ to this process changes only the observations it reports, which must then be rig
 import importlib
 import json
 import os
+import resource
 import signal
 import sys
 import time
@@ -69,11 +70,21 @@ def main(job_path, results_path):
     def alarm(signum, frame):
         raise ProbeTimeout(f"the test ran longer than {job['seconds']:g} s")
 
+    def too_much_cpu(signum, frame):
+        raise ProbeTimeout(f"the test used more than {job['cpu_seconds']:g} s of CPU")
+
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)  # the whole run's, set outside
     for item in job["items"]:
         results["running"] = item["id"]
         save()
         signal.signal(signal.SIGALRM, alarm)
         signal.setitimer(signal.ITIMER_REAL, job["seconds"])
+        # CPU time, all threads: the kernel's SIGXCPU past this probe's share (the
+        # process's time so far plus cpu_seconds), its SIGKILL past the run's
+        signal.signal(signal.SIGXCPU, too_much_cpu)
+        soft = int(time.process_time() + job["cpu_seconds"]) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY
+                                                 else min(soft, hard), hard))
         started = time.process_time()
         try:
             module = importlib.import_module(item["module"])

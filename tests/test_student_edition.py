@@ -480,6 +480,22 @@ def test_a_task_that_hangs_times_out_and_the_others_are_graded(tmp_path, monkeyp
 
 
 @pytest.mark.usefixtures("untouched")
+def test_a_task_that_spins_is_stopped_by_its_cpu_limit(tmp_path, monkeypatch, request):
+    # Each probe has its share of CPU time (all threads), besides its minute: the kernel's
+    # SIGXCPU stops it, with the reason, and the run goes on.
+    if passed_before(request):
+        return
+    monkeypatch.setattr(grade, "TEST_CPU_SECONDS", 2)
+    folder = submission(tmp_path / "spins", with_first_line(BY_ID["15.1"],
+                                                            "while nesterov: pass"))
+    rows = {row["task"]: row for row in grade.grade(folder, chapter=15, out=tmp_path)}
+    assert rows["15.1"]["points"] == 0
+    assert "the test used more than 2 s of CPU" in rows["15.1"]["why"], rows["15.1"]["why"]
+    assert rows["15.2"]["points"] == rows["15.2"]["max_points"], rows["15.2"]["why"]
+    passes(request)
+
+
+@pytest.mark.usefixtures("untouched")
 def test_a_task_that_hangs_and_ignores_the_alarm_is_stopped_from_outside(
         tmp_path, monkeypatch, request):
     # The sandboxed process's own alarm is the submission's to ignore; the grader, watching

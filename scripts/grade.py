@@ -41,7 +41,8 @@ other modules (copied into the sandbox; the test files are not).
 What the sandbox does not stop: the submission's code may use anything installed in the
 Python environment, PyTorch included (chapters 2 and 7 grade code that works on PyTorch's
 graphs), so a toygrad that hands its work to PyTorch computes right answers; read the
-code behind a surprising score. It runs as the grader's user, with the kernel shared: for
+code behind a surprising score. It runs as the grader's user, with the kernel shared, and its folder has no size limit
+(it can fill the disk of the temporary files): for
 submissions you do not trust at all, run the grader in a container or a virtual machine.
 (The memory limit is a watch from outside, not an address-space limit, which PyTorch's
 reservations break.)

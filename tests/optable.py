@@ -707,6 +707,29 @@ def _mlp(lib, x, w1, b1, w2, b2):
     return model(x), names, len(list(model.parameters()))
 
 
+def _sequential_as_a_list(lib, x, w1, b1, w2, b2):
+    """A Sequential grown, cut and repeated as a list (PyTorch's container
+    API), then run: its modules, in order, and the output."""
+    def linear(weight, bias):
+        layer = lib.nn.Linear(weight.shape[1], weight.shape[0])
+        layer.weight = watch(lib, lib.nn.Parameter(weight))
+        layer.bias = watch(lib, lib.nn.Parameter(bias))
+        return layer
+
+    model = lib.nn.Sequential(linear(w1, b1))
+    model.append(lib.nn.ReLU())
+    model.extend([linear(w2, b2), lib.nn.ReLU()])
+    model.insert(1, lib.nn.Flatten())
+    model.pop(1)
+    model[3] = lib.nn.ReLU()
+    del model[3]
+    model += lib.nn.Sequential(lib.nn.ReLU())
+    model = model + lib.nn.Sequential(linear(w2, b2)) * 1
+    model *= 1
+    names = [type(module).__name__ for module in model]
+    return model(x), names, len(list(model.parameters()))
+
+
 def _fresh_linear(lib, in_features, out_features, bias):
     layer = lib.nn.Linear(in_features, out_features, bias=bias)
     return [(name, tuple(p.shape), str(p.dtype).rsplit(".", 1)[-1],
@@ -1940,6 +1963,17 @@ ENTRIES = [
             ("nn.Sequential", "nn.Module", "nn.Module.__call__",
              "nn.Module.__setattr__", "nn.Module.parameters",
              "nn.Module.named_parameters")),
+    OpEntry("nn.Sequential as a list: append, extend, insert, pop, [i] =, "
+            "del, +, +=, *, *=", _sequential_as_a_list,
+            fixed(("x 5x3", lambda rng: (leaf(rng, (5, 3)),) + tuple(
+                leaf(rng, s, grad=False) for s in ((3, 3), (3,), (3, 3),
+                                                   (3,))))),
+            ("nn.Sequential.append", "nn.Sequential.extend",
+             "nn.Sequential.insert", "nn.Sequential.pop",
+             "nn.Sequential.__setitem__", "nn.Sequential.__delitem__",
+             "nn.Sequential.__add__", "nn.Sequential.__iadd__",
+             "nn.Sequential.__mul__", "nn.Sequential.__imul__",
+             "nn.Sequential.__iter__")),
     OpEntry("nn.Module.zero_grad()", _zero_grad,
             fixed(("x 4x3", lambda rng: (leaf(rng, (4, 3)),
                                          leaf(rng, (2, 3), grad=False)))),

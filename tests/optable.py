@@ -719,7 +719,7 @@ def _sequential_as_a_list(lib, x, w1, b1, w2, b2):
     model = lib.nn.Sequential(linear(w1, b1))
     model.append(lib.nn.ReLU())
     model.extend([linear(w2, b2), lib.nn.ReLU()])
-    model.insert(1, lib.nn.Flatten())
+    model.insert(1, lib.nn.ReLU())
     model.pop(1)
     model[3] = lib.nn.ReLU()
     del model[3]

@@ -13,6 +13,9 @@ short program run beside PyTorch (issue 24).
   square root; and a tensor to 3 or -2 is PyTorch's products, not pow.
 - A leaf moved into the graph by an in-place change is refused by its
   AccumulateGrad, as PyTorch's.
+- Under create_graph inside inference mode, AccumulateGrad copies and adds
+  out of place; an element of an expanded inference tensor is written, then
+  refused, as in PyTorch.
 """
 
 import warnings
@@ -573,3 +576,23 @@ def test_create_graph_inside_inference_mode_accumulates_out_of_place(first):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # create_graph's reference cycle
         assert story(toygrad) == story(torch)
+
+
+def test_an_element_of_an_expanded_inference_tensor_is_written_then_refused():
+    # An inference tensor's views are untracked (no _base), and NumPy marks every view of
+    # an expand read-only: toygrad refused such an element's in-place change as if its
+    # memory overlapped. PyTorch checks shapes and overlap, writes, and only then refuses
+    # the version bump outside inference mode: the numbers change.
+    def story(M):
+        with M.inference_mode():
+            s = M.tensor(3.0, dtype=M.float64)
+            m = M.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=M.float64)
+        results = outcomes(lambda: s.expand(2)[1].mul_(2),
+                           lambda: s.expand(2)[0].mul_(s.expand(2)),
+                           lambda: m.t()[1].add_(10),
+                           lambda: m.expand(3, 2, 2)[1, 0].add_(100),
+                           lambda: m.expand(3, 2, 2)[1].mul_(2),
+                           lambda: s.expand(2).mul_(2))
+        return results, s.tolist(), m.tolist()
+
+    assert story(toygrad) == story(torch)

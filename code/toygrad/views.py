@@ -420,7 +420,8 @@ def _writable(target, source, function):
     # an expand; every other in-place operation refuses.
     if function is not ops.Zero and _overlaps_itself(target.data):
         raise RuntimeError(_INTERNAL_OVERLAP)
-    if not target.data.flags.writeable and target._base is None:
+    if (not target.data.flags.writeable and target._base is None
+            and _writable_alias(target.data) is None):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if not isinstance(source, Tensor) or function is ops.Fill:
         return  # fill_ reads its 0-dim value first (value.item())
@@ -521,6 +522,21 @@ def tiles_memory(array):
     return _dense(array) and min(array.strides, default=0) >= 0
 
 
+def _writable_alias(array):
+    """A writable array over ``array``'s memory, or None if that memory is
+    not writable: NumPy marks every view of an ``expand`` read-only, and a
+    view of an inference tensor has no ``_base`` to write through."""
+    root = array
+    while getattr(root, "base", None) is not None:
+        root = root.base
+    if not isinstance(root, np.ndarray) or not root.flags.writeable:
+        return None
+    offset = (array.__array_interface__["data"][0]
+              - root.__array_interface__["data"][0])
+    return np.ndarray(array.shape, array.dtype, buffer=root, offset=offset,
+                      strides=array.strides)
+
+
 def _write(target, numbers):
     """Write ``numbers`` into ``target``'s memory.
 
@@ -532,6 +548,9 @@ def _write(target, numbers):
         np.copyto(target.data, numbers, casting="unsafe")
         return
     base = target._base
+    if base is None:  # a view of an inference tensor (chapter 10): untracked
+        np.copyto(_writable_alias(target.data), numbers, casting="unsafe")
+        return
     numbers = numbers.astype(base.dtype, copy=False)
     if base.ndim == 0:  # every element of target is the base's one number
         if numbers.size:  # the last written, as NumPy's and PyTorch's

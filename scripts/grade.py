@@ -41,9 +41,9 @@ other modules (copied into the sandbox; the test files are not).
 What the sandbox does not stop: the submission's code may use anything installed in the
 Python environment, PyTorch included (chapters 2 and 7 grade code that works on PyTorch's
 graphs), so a toygrad that hands its work to PyTorch computes right answers; read the
-code behind a surprising score. It runs as the grader's user, with the kernel shared, and its folder has no size limit
-(it can fill the disk of the temporary files): for
-submissions you do not trust at all, run the grader in a container or a virtual machine.
+code behind a surprising score. It runs as the grader's user, with the kernel shared, and
+its folder has no size limit (it can fill the disk of the temporary files): for submissions
+you do not trust at all, run the grader in a container or a virtual machine.
 (The memory limit is a watch from outside, not an address-space limit, which PyTorch's
 reservations break.)
 """
@@ -72,6 +72,7 @@ from tasks import TASKS  # noqa: E402
 
 TEST_SECONDS = 60  # wall clock, per test (a probe)
 TEST_CPU_SECONDS = 120  # CPU time, per probe (the minute on both cores)
+KILL_AFTER_SECONDS = 5  # past TEST_SECONDS, a probe that silenced its alarm is killed
 RUN_SECONDS = 900  # wall clock, a whole run
 CPU_SECONDS = 1800  # CPU time, a whole run
 MEMORY_MB = 2048  # resident memory of a run's processes together
@@ -172,16 +173,27 @@ def sandbox(scratch, command, no_torch=None):
     return args + command
 
 
+def imports_torch(path):
+    """Whether the module at ``path`` imports PyTorch at its top. A probe module that does
+    is one whose tasks' code works on PyTorch's graphs (chapters 2 and 7); one that imports
+    it only inside a function, for the expectation's run on PyTorch, does not need it in
+    the sandbox."""
+    top = ast.parse(Path(path).read_text()).body
+    names = [alias.name for node in top if isinstance(node, ast.Import)
+             for alias in node.names]
+    names += [node.module or "" for node in top if isinstance(node, ast.ImportFrom)]
+    return any(name.split(".")[0] == "torch" for name in names)
+
+
 def needs_torch(item):
-    """Whether ``item``'s probe module imports PyTorch at its top (chapters 2 and 7: the
-    code they grade works on PyTorch's graphs). A module that imports it only inside a
-    function, for the expectation's run on PyTorch, does not need it in the sandbox."""
-    module = sys.modules[item.check.probe.__module__]
-    top = ast.parse(Path(module.__file__).read_text()).body
-    return any(alias.name.split(".")[0] == "torch"
-               for node in top if isinstance(node, ast.Import) for alias in node.names) or any(
-        (node.module or "").split(".")[0] == "torch"
-        for node in top if isinstance(node, ast.ImportFrom))
+    """Whether ``item``'s probe runs with PyTorch in its sandbox."""
+    return imports_torch(sys.modules[item.check.probe.__module__].__file__)
+
+
+def chapters_with_torch():
+    """The chapters whose probes have PyTorch in the sandbox (the instructors' page)."""
+    return sorted(int(path.stem.removeprefix("probes_ch"))
+                  for path in (ROOT / "tests").glob("probes_ch*.py") if imports_torch(path))
 
 
 def _limit_cpu():
@@ -337,7 +349,7 @@ def _watch(command, scratch, env, results):
                     running, since = now, time.monotonic()
             if _memory_mb(process.pid) > MEMORY_MB:
                 ended = f"the test used more than {MEMORY_MB} MB of memory"
-            elif running and time.monotonic() - since > TEST_SECONDS + 5:
+            elif running and time.monotonic() - since > TEST_SECONDS + KILL_AFTER_SECONDS:
                 ended = f"the test ran longer than {TEST_SECONDS:g} s"
             elif time.monotonic() - started > RUN_SECONDS:
                 ended = f"the test run took longer than {RUN_SECONDS} s"

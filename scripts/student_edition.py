@@ -80,8 +80,8 @@ A task earns its points when all its tests pass; the table below gives each task
 Hand in your `code` folder, zipped. The grader reads `code/toygrad` and nothing else, and
 grades it with its own copy of the tests, so changing the tests here changes no grade. It
 runs your code on numbers it draws anew for each grading (the tests here use one set of
-them), and without PyTorch but for chapters 2 and 7, whose tasks work on PyTorch's graphs:
-a task earns its points when your code computes the right answers itself.
+them), and without PyTorch but for chapters {torch_chapters}, whose tasks work on PyTorch's
+graphs: a task earns its points when your code computes the right answers itself.
 
 
 ```bash
@@ -209,7 +209,11 @@ def build(out=DEFAULT_OUT):
     rows = "\n".join(
         f"| {task.id} | {task.title} | `{task.qualname}` in `code/{task.path}` | "
         f"{task.points} | {', '.join(task.depends) or '-'} |" for task in TASKS)
-    (out / "README.md").write_text(README.format(count=len(TASKS), rows=rows))
+    import grade  # scripts/grade.py: which chapters' probes have PyTorch
+
+    torch_chapters = " and ".join(map(str, grade.chapters_with_torch()))
+    (out / "README.md").write_text(README.format(count=len(TASKS), rows=rows,
+                                                 torch_chapters=torch_chapters))
     workflow = out / ".github" / "workflows" / "classroom.yml"
     workflow.parent.mkdir(parents=True)
     workflow.write_text(classroom_workflow())

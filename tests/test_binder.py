@@ -138,8 +138,10 @@ def test_binder_installs_what_the_chapters_import():
     for module, chapter in chapter_imports().items():
         if module in sys.stdlib_module_names or module == "toygrad":
             continue
-        if any((ROOT / folder / f"{module}.py").exists() for folder in ("tests", "bench")):
-            continue  # the repository's own modules (the appendix imports tests/optable.py)
+        if any((ROOT / folder / f"{module}.py").exists()
+               for folder in ("tests", "bench", "scripts")):
+            continue  # the repository's own modules (the appendices import tests/optable.py
+            # and scripts/grade.py)
         dists = {d.lower().replace("_", "-") for d in providers.get(module, [])}
         if not dists & installed:
             missing[module] = (chapter, sorted(dists))

@@ -781,3 +781,4 @@ def test_only_the_tasks_on_pytorch_s_graphs_have_pytorch_in_the_sandbox():
     # 7 (gradcheck of PyTorch's functions, the walker of PyTorch's graphs) have PyTorch.
     with_torch = {item.task for item in grade.items_of(TASKS) if grade.needs_torch(item)}
     assert with_torch == {task.marker for task in TASKS if task.chapter in (2, 7)}
+    assert grade.chapters_with_torch() == [2, 7]  # what the README and the page print

@@ -8,15 +8,10 @@ import torch
 
 import probes_ch11 as probes
 import verdict
-from verdict import Check, close, holds, same
+from verdict import Check, close, holds, on_torch, same
 
 pytestmark = pytest.mark.ch11
 
-
-def on_torch(probe):
-    def expect(seed=0):
-        return probe(torch, seed)
-    return expect
 
 
 def pytorch_s_refusal(seed=0):

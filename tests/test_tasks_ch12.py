@@ -9,15 +9,10 @@ import torch
 
 import probes_ch12 as probes
 import verdict
-from verdict import Check, close, same
+from verdict import Check, close, on_torch, same
 
 pytestmark = pytest.mark.ch12
 
-
-def on_torch(probe):
-    def expect(seed=0):
-        return probe(torch, seed)
-    return expect
 
 
 def pytorch_s_non_leaf_and_unused(seed=0):

@@ -31,6 +31,16 @@ def vary(seed, *numbers):
                  for n in numbers)
 
 
+def on_torch(probe):
+    """The expectation of a probe written for either library (``probe(lib, *case,
+    seed=...)``): the same probe run on PyTorch, in the grader's process."""
+    def expect(*case, seed=0):
+        import torch  # only where expectations are computed: never in the sandbox
+
+        return probe(torch, *case, seed=seed)
+    return expect
+
+
 def plain(value):
     """``value`` as plain data, the same in every process: NumPy arrays and tensors as
     ``{"array": nested lists, "dtype": ..., "shape": ...}``, tuples as lists, NumPy numbers

@@ -164,9 +164,13 @@ def _settings():
 
 
 def _tool_version(*command):
+    """What ``command`` (e.g. ``chromium --version``) prints on its standard output. Not its
+    standard error: Debian's Chromium launcher writes there a shell error that quotes the
+    free space of /dev/shm, a number that changes from run to run, and so changed every
+    visit's key after each run in which /dev/shm was busy (issue 25)."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-        return done.stdout + done.stderr
+        return done.stdout.strip() or f"{command[0]}: no version (exit {done.returncode})"
     except (OSError, subprocess.TimeoutExpired):
         return f"no {command[0]}"
 

@@ -275,3 +275,15 @@ def test_every_stage_of_make_test_but_setup_has_a_pass_key():
         line = next(line for line in makefile.splitlines()
                     if f"$(STAGE) {stage} " in line)
         assert f"$(call passkey,{stage})" in line, stage
+
+
+def test_a_tool_s_version_is_what_it_prints_not_the_noise_on_its_error_stream():
+    # Debian's chromium launcher prints the free space of /dev/shm on stderr (a shell error);
+    # when that number was part of every visit's key, a run after a busy one re-made them all.
+    noisy = [sys.executable, "-c", "import sys, time; print('Tool 1.2.3'); "
+             "print(time.perf_counter_ns(), file=sys.stderr)"]
+    first, second = passcache._tool_version(*noisy), passcache._tool_version(*noisy)
+    assert first == second == "Tool 1.2.3"
+    other = [sys.executable, "-c", "print('Tool 1.2.4')"]
+    assert passcache._tool_version(*other) != first
+    assert passcache._tool_version("/nonexistent/tool", "--version") == "no /nonexistent/tool"

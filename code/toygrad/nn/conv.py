@@ -9,7 +9,9 @@ very same numbers.
 """
 
 import numpy as np
-from scipy.signal import convolve2d, correlate2d
+# scipy.signal is loaded by the first convolution: it takes a second to import,
+# and most programs that import toygrad never convolve.
+import scipy
 
 
 def conv2d_batched_forward(x, w, b):
@@ -20,8 +22,9 @@ def conv2d_batched_forward(x, w, b):
     out = np.empty((n, c_out, height, width), dtype=np.result_type(x, w))
     for i in range(n):
         for o in range(c_out):
-            out[i, o] = b[o] + sum(correlate2d(x[i, c], w[o, c], mode="valid")
-                                   for c in range(c_in))
+            out[i, o] = b[o] + sum(
+                scipy.signal.correlate2d(x[i, c], w[o, c], mode="valid")
+                for c in range(c_in))
     return out
 
 
@@ -34,7 +37,9 @@ def conv2d_batched_backward(grad, x, w):
     for i in range(n):
         for o in range(c_out):
             for c in range(c_in):
-                grad_x[i, c] += convolve2d(grad[i, o], w[o, c], mode="full")
-                grad_w[o, c] += correlate2d(x[i, c], grad[i, o], mode="valid")
+                grad_x[i, c] += scipy.signal.convolve2d(
+                    grad[i, o], w[o, c], mode="full")
+                grad_w[o, c] += scipy.signal.correlate2d(
+                    x[i, c], grad[i, o], mode="valid")
     grad_b = grad.sum(axis=(0, 2, 3))
     return grad_x, grad_w, grad_b

@@ -50,7 +50,7 @@ test:
 # the other core idle for six minutes. Each lane runs its stages in order; --output-sync
 # prints a lane's output in one piece when it ends. The stage table shows when each began.
 #   lane-book:   build-all (the site), site-check, pdf-check (both read the site), binder-check
-#   lane-binder: unit, binder-test, instructor-check
+#   lane-binder: unit (and unit-pages), binder-test, instructor-check
 # Balanced on a fresh clone's seconds (the table of a run shows them): each lane about 520 s.
 # binder-check reads the Binder environment binder-test builds; if it comes first, it waits for
 # binder-test's lock, then finds the environment made (scripts/binder_sim.py).
@@ -92,8 +92,14 @@ system-test:
 # (scripts/passcache.py key STAGE). PASS_CACHE=0 runs every stage.
 passkey = --pass-key '$(BIN)/python scripts/passcache.py key $(1)'
 
+# In two runs: the tests that read the book's pages (they name them: passcache.py page-readers)
+# in unit-pages, the others in unit, whose key leaves the pages out, so a change of text does
+# not run them again. In that run, a test that opens a page fails (tests/conftest.py).
+UNIT_MARKS := not site and not binder and not pdf and not instructor
 unit: setup system-book
-	$(STAGE) unit $(call passkey,unit) -- $(BIN)/python -m pytest -m "not site and not binder and not pdf and not instructor" -q
+	@readers="$$($(BIN)/python scripts/passcache.py page-readers)"; \
+	$(STAGE) unit $(call passkey,unit) -- env UNIT_WITHOUT_PAGES=1 $(BIN)/python -m pytest -m "$(UNIT_MARKS)" -q $$(printf -- ' --ignore=%s' $$readers) && \
+	$(STAGE) unit-pages $(call passkey,unit-pages) -- $(BIN)/python -m pytest -m "$(UNIT_MARKS)" -q $$readers
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not
 # when code it imports (code/, bench/, seed/) changes: then the cache is dropped.

@@ -19,6 +19,7 @@ never of modification times: rebuilding a file with the same bytes keeps its res
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -180,6 +181,57 @@ def _names(folder, root):
     return "\n".join(name for name, _ in files(folder, root=root))
 
 
+# The book's pages: what a change of text touches. The unit tests that read them are run by a
+# stage of their own (unit-pages); the others (unit) do not run again when only pages change.
+PAGES = ("chapters/", "intro.md", "_toc.yml")
+
+
+def is_page(name):
+    """Whether ``name`` (a path from the repository's root) is one of the book's pages."""
+    return name.startswith(PAGES)
+
+
+# A string in a test module that is a path to the book's pages (the chapters/ folder, a .md
+# file, _toc.yml, or a part of one in an f-string): the module may read them. Prose in
+# docstrings and messages does not count.
+_NAMES_PAGES = re.compile(r"[\w./-]*(?:(?:^|/)chapters(?:/[\w./-]*)?|\.md|_toc\.yml)")
+
+
+def names_pages(path):
+    """Whether the Python module at ``path`` names the book's pages (see _NAMES_PAGES)."""
+    import ast
+
+    tree = ast.parse(Path(path).read_text())
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return any(isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and id(node) not in docstrings and _NAMES_PAGES.fullmatch(node.value)
+               for node in ast.walk(tree))
+
+
+def _imports(path):
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(Path(path).read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def page_readers(root=None):
+    """The test modules that read the book's pages: they name them, or import a module of
+    scripts/ or tests/ that does. As paths from the root. The others run with a guard that
+    fails a test opening a page (tests/conftest.py, UNIT_WITHOUT_PAGES), so a module that
+    reads pages another way is found out."""
+    root = Path(root or ROOT)
+    helpers = {path.stem for folder in ("scripts", "tests") for path in (root / folder).glob("*.py")
+               if not path.name.startswith("test_") and names_pages(path)}
+    return [f"tests/{path.name}" for path in sorted((root / "tests").glob("test_*.py"))
+            if names_pages(path) or _imports(path) & helpers]
+
+
 def stage_key(stage, root=None):
     """The key of one stage of ``make test``: everything it reads. Every stage reads the
     repository's files (any change to them runs it again: simple, and never stale) and the
@@ -187,7 +239,10 @@ def stage_key(stage, root=None):
     check reads the built site too, and the browser checks Chromium."""
     root = Path(root or ROOT)
     html = root / "_build" / "html"
-    parts = [tracked(root), *environment(), _settings(), f"stage {stage}"]
+    files_read = tracked(root)
+    if stage == "unit":  # the tests that do not read the pages (unit-pages runs those)
+        files_read = [(name, path) for name, path in files_read if not is_page(name)]
+    parts = [files_read, *environment(), _settings(), f"stage {stage}"]
     if stage == "build-all":  # the site it leaves behind must still be there
         parts.append(_names(html, root))  # (kept as the build left it: stages.py)
     if stage in ("site-check", "binder-check"):
@@ -197,7 +252,7 @@ def stage_key(stage, root=None):
     return digest(*parts)
 
 
-STAGES = ("unit", "instructor-check", "build-all", "site-check", "binder-test",
+STAGES = ("unit", "unit-pages", "instructor-check", "build-all", "site-check", "binder-test",
           "binder-check")
 
 
@@ -206,8 +261,10 @@ def main(argv):
         print(digest(tracked(), *environment()))
     elif len(argv) == 2 and argv[0] == "key" and argv[1] in STAGES:
         print(stage_key(argv[1]))
+    elif argv == ["page-readers"]:
+        print(" ".join(page_readers()))
     else:
-        sys.exit(f"usage: passcache.py key-tracked | key {{{','.join(STAGES)}}}")
+        sys.exit(f"usage: passcache.py key-tracked | page-readers | key {{{','.join(STAGES)}}}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,28 @@ def _chapter(path):
     return max(map(int, chapters)) if chapters else LAST
 
 
+# `make test` runs the tests that do not name the book's pages apart (stage unit), and does not
+# run them again when only pages change (scripts/passcache.py). In that run, a test that opens
+# a page anyway fails here, naming it: its module belongs with the pages' tests.
+if os.environ.get("UNIT_WITHOUT_PAGES") == "1":
+    import sys
+
+    _ROOT = str(Path(__file__).resolve().parents[1])
+    _PAGES = tuple(os.path.join(_ROOT, page) for page in ("chapters", "intro.md", "_toc.yml"))
+
+    def _no_pages(event, args):
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = os.path.abspath(os.fsdecode(args[0]))
+            if path.startswith(_PAGES):
+                raise PermissionError(
+                    f"this test reads {path}, a page of the book, but its module does not "
+                    f"name the pages: it would not run again when they change (make test's "
+                    f"unit stage). Name the path in the module (scripts/passcache.py "
+                    f"page_readers)")
+
+    sys.addaudithook(_no_pages)
+
+
 def selected_chapter(config):
     """The marker of ``pytest -m chNN`` (a chapter's tests, and nothing else), or None."""
     expression = (config.getoption("markexpr", default="") or "").strip()

@@ -30,6 +30,9 @@ def fresh_digests(monkeypatch):
     # Run inside a stage of `make test` (unit): what these tests' caches
     # report is not that stage's, so it must not reach its row of the table.
     monkeypatch.delenv("STAGE_NOTE", raising=False)
+    # The caches are under test, also in a run with them switched off (PASS_CACHE=0 make test).
+    monkeypatch.setattr(passcache, "ENABLED", True)
+    monkeypatch.delenv("PASS_CACHE", raising=False)
 
 
 def write(path, text):
@@ -262,6 +265,13 @@ def test_a_stage_key_changes_with_the_repository_the_settings_and_its_site(
         s: k for s, k in changed.items() if s != "site-check"}
     write(repo / "_build" / "html" / "page.html", "<p>new</p>")  # a page more
     assert keys()["build-all"] != site["build-all"]
+    site = keys()
+    for page in ("chapters/ch01_a.md", "intro.md", "_toc.yml"):  # a page of the book
+        write(repo / page, f"# {page}\n")
+        text = keys()
+        assert text["unit"] == site["unit"]  # the tests that do not read pages
+        assert all(text[s] != site[s] for s in passcache.STAGES if s != "unit"), page
+        site = text
     monkeypatch.setenv("TOYGRAD_STATEFUL_EXAMPLES", "600")  # a setting of the tests
     with_setting = keys()
     monkeypatch.delenv("TOYGRAD_STATEFUL_EXAMPLES")
@@ -287,3 +297,31 @@ def test_a_tool_s_version_is_what_it_prints_not_the_noise_on_its_error_stream():
     other = [sys.executable, "-c", "print('Tool 1.2.4')"]
     assert passcache._tool_version(*other) != first
     assert passcache._tool_version("/nonexistent/tool", "--version") == "no /nonexistent/tool"
+
+
+def test_the_tests_that_read_pages_are_run_apart_and_the_others_cannot_read_them(tmp_path):
+    readers = passcache.page_readers()
+    assert {"tests/test_snapshots.py", "tests/test_book.py"} <= set(readers)
+    assert "tests/test_tensor.py" not in readers
+    # A test that opens a page without naming the pages (the path is built from pieces)
+    # fails in the unit stage's run, with the reason; elsewhere it passes.
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""\
+        import importlib.util, sys
+        sys.path.insert(0, {str(ROOT / "tests")!r})
+        spec = importlib.util.spec_from_file_location("book_conftest", {str(ROOT / "tests" / "conftest.py")!r})
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        """))
+    (tmp_path / "test_sly.py").write_text(textwrap.dedent(f"""\
+        from pathlib import Path
+
+        def test_reads_a_page():
+            assert Path({str(ROOT)!r}, "chap" + "ters", "ch01_question.md").read_text()
+        """))
+    env = {key: value for key, value in os.environ.items() if key != "UNIT_WITHOUT_PAGES"}
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    free = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert free.returncode == 0, free.stdout + free.stderr
+    guarded = subprocess.run(run, cwd=tmp_path, env={**env, "UNIT_WITHOUT_PAGES": "1"},
+                             capture_output=True, text=True)
+    assert guarded.returncode == 1
+    assert "a page of the book, but its module does not name the pages" in guarded.stdout

@@ -85,18 +85,7 @@ BOOK_CHAPTERS = sorted({int(number) for number in re.findall(
     r"chapters/ch(\d\d)_", (ROOT / "_toc.yml").read_text())} - {1})
 
 
-# A string in a test module that is a path to the book's pages (the chapters/ folder, a .md
-# file, _toc.yml, or a part of one in an f-string): the module may read them. Prose in
-# docstrings and messages does not count.
-_NAMES_PAGES = re.compile(r"[\w./-]*(?:(?:^|/)chapters(?:/[\w./-]*)?|\.md|_toc\.yml)")
-
-
-def names_pages(path):
-    tree = ast.parse(path.read_text())
-    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    return any(isinstance(node, ast.Constant) and isinstance(node.value, str)
-               and id(node) not in docstrings and _NAMES_PAGES.fullmatch(node.value)
-               for node in ast.walk(tree))
+names_pages = passcache.names_pages  # (scripts/passcache.py)
 
 
 def pages_a_cut_reads(chapter):

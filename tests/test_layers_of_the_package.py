@@ -1,4 +1,5 @@
-"""The package's layers (issue 26): the library never depends on its examples.
+"""The package's layers (issue 26): the library never depends on its examples, and its
+modules do not import each other in circles.
 
 ``toygrad.examples`` holds the book's worked examples (chapter 8's ScipyConv2d, for
 toygrad and for PyTorch); the library may be read, cut and used without them. Every
@@ -6,7 +7,10 @@ import is read, at module level and inside functions, from the source itself.
 """
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "code" / "toygrad"
 
@@ -43,3 +47,97 @@ def test_no_module_of_the_library_imports_the_examples():
              for name in imported_modules(path)
              if name == "toygrad.examples" or name.startswith("toygrad.examples.")]
     assert found == []
+
+
+# --- Import circles ---------------------------------------------------------------------------
+# A module depends on what it imports: ``from toygrad.nn import functional`` on the module
+# toygrad.nn.functional, ``from toygrad.nn import Module`` on toygrad.nn (the package's
+# __init__). That Python runs a package's __init__ before any of its modules is the order of
+# loading, not a dependency of the module on the package's front.
+
+def module_names():
+    names = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = ("toygrad",) + path.relative_to(PACKAGE).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def dependencies(path, modules):
+    """The package's modules that the module at ``path`` imports (anywhere in it)."""
+    package = ".".join(("toygrad",) + path.relative_to(PACKAGE).parent.parts)
+
+    def known(name):
+        parts = name.split(".")
+        return next((".".join(parts[:k]) for k in range(len(parts), 0, -1)
+                     if ".".join(parts[:k]) in modules), None)
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(known(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.add(full if full in modules else known(base))
+    return found - {None}
+
+
+def circles():
+    """The sets of modules that import each other in a circle (Tarjan's strongly connected
+    components of more than one module, or a module importing itself)."""
+    modules = module_names()
+    graph = {name: dependencies(path, modules) - {name} for name, path in modules.items()}
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_reader_of_circles_finds_one(tmp_path, monkeypatch):
+    package = tmp_path / "toygrad"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from toygrad import a\n")
+    (package / "a.py").write_text("def f():\n    from toygrad.sub import b\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "b.py").write_text("from toygrad.a import f\nfrom . import c\n")
+    (package / "sub" / "c.py").write_text("import toygrad.sub\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
+    assert circles() == [["toygrad.a", "toygrad.sub.b"]]
+
+
+def test_the_neural_network_modules_import_no_circle():
+    assert [circle for circle in circles() if any(".nn" in name for name in circle)] == []
+
+
+@pytest.mark.xfail(strict=True, reason="issue 26: tensor, ops, views, the Function API, the "
+                   "engine, hooks, forward AD and differentiate still import each other")
+def test_no_module_of_the_package_imports_itself_through_others():
+    assert circles() == []

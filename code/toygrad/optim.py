@@ -36,7 +36,7 @@ def _add_(param, update):
 
 def _typename(value):
     """``torch.typename``: ``torch.FloatTensor`` for a tensor."""
-    from toygrad.nn import _typename as typename
+    from toygrad.nn.modules import _typename as typename
     return typename(value)
 
 

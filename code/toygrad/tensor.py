@@ -7,7 +7,6 @@ signatures and node names. Every operation is a ``Function`` (see
 """
 
 import numbers
-import types
 import warnings
 from sys import getrefcount
 
@@ -15,7 +14,7 @@ import numpy as np
 
 from toygrad import dtypes
 from toygrad.autograd import grad_mode
-from toygrad.autograd.engine import run_backward
+from toygrad.autograd.engine import references, run_backward
 from toygrad.autograd.graph import grad_accumulator
 
 _NO_EDGE = (None, 0)
@@ -51,9 +50,7 @@ _CREATE_GRAPH_CYCLE = (
 # Tensor._can_steal: the engine's tuple of a node's incoming gradients,
 # AccumulateGrad.apply's argument, _new_grad's, _can_steal's, getrefcount's.
 _REFS_TO_A_FREE_GRADIENT = 5
-# ... and one more that the engine holds while a leaf's hooks run (see
-# toygrad.autograd.engine._StealingCounted).
-references = types.SimpleNamespace(held_by_engine=0)
+# ... and engine.references.held_by_engine more (one while a leaf's hooks run).
 # ... and inside Tensor._accumulate: the engine's buffer, add_gradient's
 # bound method, _accumulate's self, getrefcount's argument.
 _REFS_TO_A_BUFFERED_GRADIENT = 4

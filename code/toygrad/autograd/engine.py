@@ -21,8 +21,10 @@ unchanged.
 
 import collections
 import heapq
-#> ch10
+#> ch05
 import types
+#< ch05
+#> ch10
 
 from toygrad.autograd.graph import AccumulateGrad
 #< ch10
@@ -37,6 +39,13 @@ from toygrad.autograd import anomaly_mode
 
 anomaly = anomaly_mode.state
 #< ch11
+#> ch05
+
+# References to a gradient that the engine holds besides those that
+# Tensor._can_steal counts: one more while a leaf's hooks run (chapter 10's
+# _StealingCounted, below).
+references = types.SimpleNamespace(held_by_engine=0)
+#< ch05
 #> ch10
 
 
@@ -69,7 +78,6 @@ class _StealingCounted:
         self.received = received
 
     def __call__(self, node, grads):
-        from toygrad.tensor import references
         held = grads is not self.received and grads[0] is self.received[0]
         references.held_by_engine = int(held)
         try:

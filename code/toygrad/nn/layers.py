@@ -17,7 +17,8 @@ import numpy as np
 from toygrad import ops
 from toygrad.autograd import Function
 from toygrad.dtypes import torch_name
-from toygrad.nn import Module, Parameter, _initialised, functional
+from toygrad.nn import functional
+from toygrad.nn.modules import Module, Parameter, _initialised
 from toygrad.nn.conv import conv2d_batched_backward, conv2d_batched_forward
 from toygrad.tensor import Tensor, _must_be_tensor, _refuse
 

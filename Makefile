@@ -98,7 +98,7 @@ passkey = --pass-key '$(BIN)/python scripts/passcache.py key $(1)'
 UNIT_MARKS := not site and not binder and not pdf and not instructor
 unit: setup system-book
 	@readers="$$($(BIN)/python scripts/passcache.py page-readers)"; \
-	$(STAGE) unit $(call passkey,unit) -- env UNIT_WITHOUT_PAGES=1 $(BIN)/python -m pytest -m "$(UNIT_MARKS)" -q $$(printf -- ' --ignore=%s' $$readers) && \
+	$(STAGE) unit $(call passkey,unit) -- env UNIT_WITHOUT_PAGES="$$($(BIN)/python scripts/passcache.py pages)" $(BIN)/python -m pytest -m "$(UNIT_MARKS)" -q $$(printf -- ' --ignore=%s' $$readers) && \
 	$(STAGE) unit-pages $(call passkey,unit-pages) -- $(BIN)/python -m pytest -m "$(UNIT_MARKS)" -q $$readers
 
 # jupyter-cache re-executes a chapter when the chapter's own code changes, but not

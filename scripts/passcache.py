@@ -261,10 +261,12 @@ def main(argv):
         print(digest(tracked(), *environment()))
     elif len(argv) == 2 and argv[0] == "key" and argv[1] in STAGES:
         print(stage_key(argv[1]))
+    elif argv == ["pages"]:
+        print(" ".join(PAGES))
     elif argv == ["page-readers"]:
         print(" ".join(page_readers()))
     else:
-        sys.exit(f"usage: passcache.py key-tracked | page-readers | key {{{','.join(STAGES)}}}")
+        sys.exit(f"usage: passcache.py key-tracked | pages | page-readers | key {{{','.join(STAGES)}}}")
 
 
 if __name__ == "__main__":

@@ -321,7 +321,8 @@ def test_the_tests_that_read_pages_are_run_apart_and_the_others_cannot_read_them
     run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     free = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert free.returncode == 0, free.stdout + free.stderr
-    guarded = subprocess.run(run, cwd=tmp_path, env={**env, "UNIT_WITHOUT_PAGES": "1"},
+    pages = " ".join(passcache.PAGES)
+    guarded = subprocess.run(run, cwd=tmp_path, env={**env, "UNIT_WITHOUT_PAGES": pages},
                              capture_output=True, text=True)
     assert guarded.returncode == 1
     assert "a page of the book, but its module does not name the pages" in guarded.stdout

@@ -12,6 +12,11 @@ from toygrad.autograd.function import Function  # noqa: E402
 
 __all__ = ["Function", "GradcheckError", "gradcheck"]
 #< ch05
+#> ch10
+
+# The hooks plug themselves into the graph and the engine (graph.extensions).
+from toygrad.autograd import hooks  # noqa: F401,E402
+#< ch10
 #> ch11
 
 from toygrad.autograd.anomaly_mode import (  # noqa: E402

@@ -26,7 +26,7 @@ import types
 #< ch05
 #> ch10
 
-from toygrad.autograd.graph import AccumulateGrad
+from toygrad.autograd.graph import AccumulateGrad, extensions
 #< ch10
 #> ch12
 from toygrad.autograd.graph import BUILT_IN
@@ -61,10 +61,9 @@ def _call_function(node, grads_in):
     run = anomaly_mode.apply if anomaly.enabled else None
     if node._hooks is None:
         return grads_in, run(node, grads_in)
-    from toygrad.autograd.hooks import call_function
     if run is None and type(node) is AccumulateGrad:
         run = _StealingCounted(grads_in)
-    return call_function(node, grads_in, run)
+    return extensions.call_function(node, grads_in, run)
 
 
 class _StealingCounted:
@@ -454,8 +453,7 @@ def capture(node, grads_in, slots, runs):
     captured as it came. Returns the gradients the node goes on with.
     """
     if not runs and node._hooks is not None:
-        from toygrad.autograd.hooks import call_tensor_pre_hooks
-        grads_in = call_tensor_pre_hooks(node, grads_in)
+        grads_in = extensions.call_tensor_pre_hooks(node, grads_in)
     for input_nr, (results, index) in slots:
         results[index] = grads_in[input_nr]
     return grads_in

@@ -27,6 +27,23 @@ CPP_NODES = frozenset(
 CPP_NAMESPACE = "torch::autograd::"
 
 
+#> ch10
+class _Extensions:
+    """Where chapter 10's hooks plug into the graph and the engine, written
+    before hooks existed: ``toygrad.autograd.hooks`` sets these when it is
+    imported (as ``toygrad.autograd`` does), and the nodes and the engine
+    call them. None until then."""
+
+    register_node_hook = None  # Node.register_prehook and register_hook
+    leaf_hooks = None  # what the engine sees of an AccumulateGrad's hooks
+    call_function = None  # a node run with its hooks
+    call_tensor_pre_hooks = None  # a node's tensors' hooks alone
+
+
+extensions = _Extensions()
+#< ch10
+
+
 def node_name(class_name):
     """``name()`` of a node of class ``class_name``, as PyTorch gives it."""
     return (CPP_NAMESPACE + class_name if class_name in CPP_NODES
@@ -82,14 +99,12 @@ class Node:
     def register_prehook(self, hook):
         """Call ``hook(grad_outputs)`` before the node runs; it may return
         new ``grad_outputs``. Returns a handle that removes the hook."""
-        from toygrad.autograd.hooks import register_node_hook
-        return register_node_hook(self, "pre", hook)
+        return extensions.register_node_hook(self, "pre", hook)
 
     def register_hook(self, hook):
         """Call ``hook(grad_inputs, grad_outputs)`` after the node runs; it
         may return new ``grad_inputs``. Returns a handle that removes it."""
-        from toygrad.autograd.hooks import register_node_hook
-        return register_node_hook(self, "post", hook)
+        return extensions.register_node_hook(self, "post", hook)
     #< ch10
 
     def name(self):
@@ -144,8 +159,7 @@ class AccumulateGrad(Node):
         if (self._own_hooks is None
                 and getattr(self.variable, "_hooks", None) is None):
             return None
-        from toygrad.autograd.hooks import LeafHooks
-        return LeafHooks(self)
+        return extensions.leaf_hooks(self)
 
     @_hooks.setter
     def _hooks(self, hooks):

@@ -25,6 +25,7 @@ import weakref
 from collections import OrderedDict
 
 from toygrad.autograd import engine
+from toygrad.autograd import graph
 from toygrad.autograd.graph import AccumulateGrad
 from toygrad.dtypes import tensor_type
 from toygrad.tensor import Tensor
@@ -269,3 +270,11 @@ def _call_post_accumulate_grad_hooks(leaf):
     if hooks is not None and hooks.post_accumulate:
         for hook in list(hooks.post_accumulate.values()):
             hook(leaf)
+
+
+# Plugged into the graph and the engine, which call hooks through these.
+extensions = graph.extensions
+extensions.register_node_hook = register_node_hook
+extensions.leaf_hooks = LeafHooks
+extensions.call_function = call_function
+extensions.call_tensor_pre_hooks = call_tensor_pre_hooks

@@ -13,6 +13,7 @@ import numpy as np
 
 from toygrad import views
 from toygrad.autograd.grad_mode import no_grad
+from toygrad.nn.modules import zero_grads
 from toygrad.tensor import Tensor, _refuse
 
 
@@ -93,19 +94,7 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         """Forget the gradients: None (the default, as in PyTorch), or with
         ``set_to_none=False`` zeros written into each ``.grad`` in place."""
-        for p in self.params:
-            grad = p.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            elif grad.grad_fn is not None:  # PyTorch would detach_ it
-                raise NotImplementedError(
-                    "toygrad's zero_grad(set_to_none=False) does not support "
-                    "a .grad that has a grad_fn (from create_graph=True)")
-            else:
-                grad.requires_grad_(False)
-                grad.zero_()
+        zero_grads(self.params, set_to_none)
 
     def step(self):
         raise NotImplementedError

@@ -92,6 +92,24 @@ _REFUSED_METHODS = (
     "compile")
 
 
+def zero_grads(parameters, set_to_none=True):
+    """``zero_grad`` of a module and of an optimizer: each parameter's
+    ``.grad`` set to None, or zeroed in place."""
+    for parameter in parameters:
+        grad = parameter.grad
+        if grad is None:
+            continue
+        if set_to_none:
+            parameter.grad = None
+        elif grad.grad_fn is not None:  # PyTorch would detach_ it
+            raise NotImplementedError(
+                "toygrad's zero_grad(set_to_none=False) does not support "
+                "a .grad that has a grad_fn (from create_graph=True)")
+        else:
+            grad.requires_grad_(False)
+            grad.zero_()
+
+
 class Module:
     """Base class of layers and models.
 
@@ -375,19 +393,7 @@ class Module:
     def zero_grad(self, set_to_none=True):
         """Forget the gradients: None (the default, as in PyTorch), or with
         ``set_to_none=False`` zeros written into each ``.grad`` in place."""
-        for parameter in self.parameters():
-            grad = parameter.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                parameter.grad = None
-            elif grad.grad_fn is not None:  # PyTorch would detach_ it
-                raise NotImplementedError(
-                    "toygrad's zero_grad(set_to_none=False) does not support "
-                    "a .grad that has a grad_fn (from create_graph=True)")
-            else:
-                grad.requires_grad_(False)
-                grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # Printing, as PyTorch prints a module.
 

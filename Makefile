@@ -68,17 +68,17 @@ lane-book:
 lane-binder:
 	@$(LANE) unit binder-test instructor-check
 
-# The packages' bytecode is compiled after pip, on every core (pip compiles file by file on
-# one, half of its time): the same .pyc files. A few files of some packages are not Python 3
-# (test data, templates) and do not compile, as pip's own pass skips them.
+# The lock and the package, installed by uv (pip if uv fails; scripts/install_lock.py). No
+# bytecode compiled ahead: Python writes it for each module the first time one of make's
+# processes imports it (a fifth of the packages' modules), also where the machine's
+# environment says PYTHONDONTWRITEBYTECODE, which would make every process compile them again.
+unexport PYTHONDONTWRITEBYTECODE
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
-	@$(STAGE) setup -- $(SHELL) -c 'set -ex; \
+$(STAMP): requirements.txt pyproject.toml scripts/install_lock.py
+	@$(STAGE) setup -- $(SHELL) -c 'set -e; \
 		test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
-		$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt; \
-		$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null || true; \
-		$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .'
+		$(PYTHON) scripts/install_lock.py $(VENV)'
 	@touch $@
 
 system-book:
@@ -113,7 +113,7 @@ fresh-cache:
 # Sphinx skips a build with no changed page, and then copies no changed file of _static;
 # a changed stylesheet or script (or extension) needs every page rewritten (--all: each
 # links it with its checksum). Executions still come from the cache.
-STATIC_HASH = $(shell find _static _ext -type f | sort | xargs cat | sha256sum | cut -c1-16)
+STATIC_HASH = $(shell find _static _ext -type f -not -path '*/__pycache__/*' | sort | xargs cat | sha256sum | cut -c1-16)
 
 # Incremental: Sphinx rewrites only changed pages; jupyter-cache re-executes only
 # chapters whose code changed.

@@ -307,6 +307,30 @@ def test_chapter_runs_on_binder(binder_report, chapter):
     assert result["peak_mb"] < binder_sim.MEMORY_BUDGET_MB, "over the memory budget"
 
 
+@pytest.mark.binder
+def test_each_chapter_runs_in_a_fresh_kernel_and_is_measured_alone(binder_run, tmp_path,
+                                                                   monkeypatch):
+    # One runner executes the chapters one after another (issue 25): each in its own kernel,
+    # with its own clock and peak, a failure reported and the next chapter still run.
+    monkeypatch.setattr(binder_sim, "REPO", tmp_path)
+    (tmp_path / "notebooks").mkdir()
+    cells = {"big": "import numpy\nkept = numpy.ones(300 * 2**20 // 8)\nkept[::512] = 2",
+             "broken": "raise ValueError('on purpose')",
+             "small": "import os\nprint(os.getcwd())"}
+    for name, code in cells.items():
+        (tmp_path / "notebooks" / f"{name}.ipynb").write_text(json.dumps({
+            "cells": [{"cell_type": "code", "source": code, "metadata": {}, "outputs": [],
+                       "execution_count": None}],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    results = binder_sim.run_chapters(["big", "broken", "small", "absent"])
+    assert results["big"]["ok"] and results["big"]["peak_mb"] > 300
+    assert not results["broken"]["ok"] and "on purpose" in results["broken"]["error"]
+    assert results["small"]["ok"], results["small"]["error"]
+    assert results["small"]["peak_mb"] < results["big"]["peak_mb"] - 250  # its kernel alone
+    assert results["absent"] == {"chapter": "absent", "ok": False, "seconds": 0.0,
+                                 "peak_mb": 0.0, "error": "postBuild wrote no absent.ipynb"}
+
+
 def _notebook(code):
     return json.dumps({"cells": [{"cell_type": "code", "source": code}]})
 

@@ -294,7 +294,7 @@ def _run_once(code, items, seed, extra=(), with_torch=True):
         shutil.copy(RUNNER, scratch / RUNNER.name)
         for folder in ("home", "tmp"):
             (scratch / folder).mkdir()
-        job, results = scratch / "job.json", scratch / "results.json"
+        job, results = scratch / "job.json", scratch / "results.jsonl"
         job.write_text(json.dumps({"seed": seed, "seconds": TEST_SECONDS,
                                    "cpu_seconds": TEST_CPU_SECONDS,
                                    "items": [item.job() for item in items]}))
@@ -305,29 +305,65 @@ def _run_once(code, items, seed, extra=(), with_torch=True):
         command = [sys.executable, "-I", str(scratch / RUNNER.name), str(job), str(results)]
         ended, said = _watch(sandbox(scratch, command, no_torch), scratch, env,
                              results)
-        try:
-            data = json.loads(results.read_text())
-            assert isinstance(data["items"], dict) and isinstance(data["errors"], list)
-        except Exception:  # noqa: BLE001 - none, or not the runner's
-            data = {"items": {}, "toygrad": None, "errors": []}
-        data["items"] = {key: value for key, value in data["items"].items()
-                         if isinstance(value, dict)}
+        data = read_results(results)
         data["errors"] = [str(error)[:300] for error in data["errors"]]
         if not ended and not data["items"] and not data["errors"]:
             data["errors"].append("no test ran" + (f": {said[-1][:300]}" if said else ""))
-        if data.get("toygrad") is not None and Path(str(data["toygrad"])).resolve() != (
-                scratch / "code" / "toygrad"):
-            raise SystemExit(f"refusing to grade: the probes imported {data['toygrad']}, "
+        elsewhere = [path for path in data["toygrad"]
+                     if Path(str(path)).resolve() != scratch / "code" / "toygrad"]
+        if elsewhere:
+            raise SystemExit(f"refusing to grade: the probes imported {elsewhere[0]}, "
                              "not the submission's code")
     return data, ended
 
 
-def _running(results):
-    """The probe a run reports running (None if none, or no report yet)."""
+def read_results(path):
+    """What a run reported, from its ``results.jsonl`` (one event a line, see
+    scripts/grade_runner.py): {"items": {id: entry}, "errors": [...], "toygrad": [every
+    folder it said toygrad came from], "running": the probe it began and did not finish, or
+    None}. A line that is not a whole JSON object (the last, if the run died writing it) is
+    left out."""
+    data = {"items": {}, "errors": [], "toygrad": [], "running": None}
     try:
-        return json.loads(results.read_text()).get("running")
-    except Exception:  # noqa: BLE001 - not written yet, or being replaced
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return data
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        if "running" in event:
+            data["running"] = event["running"]
+        elif "item" in event:
+            if isinstance(event.get("entry"), dict):
+                data["items"][str(event["item"])] = event["entry"]
+            data["running"] = None
+        elif "toygrad" in event:
+            data["toygrad"].append(event["toygrad"])
+        elif "error" in event:
+            data["errors"].append(event["error"])
+    return data
+
+
+def _running(results, tail=65536):
+    """The probe a run reports running (None if none, or no report yet): its last whole
+    line, read from the end of the file (a "running" line is short; a longer last line is
+    an observation, and then no probe is running)."""
+    try:
+        with open(results, "rb") as stream:
+            stream.seek(0, os.SEEK_END)
+            stream.seek(max(0, stream.tell() - tail))
+            lines = stream.read().split(b"\n")[:-1]  # a line is whole once its newline is
+    except OSError:
         return None
+    try:
+        event = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        return None
+    return event.get("running") if isinstance(event, dict) else None
 
 
 def _watch(command, scratch, env, results):

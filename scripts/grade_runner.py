@@ -5,9 +5,12 @@ submission's ``code/toygrad``, the book's probes (``tests/probes_chNN.py``) and
     python -I grade_runner.py job.json results.json
 
 ``job.json`` lists the probes to run (module, function, case) and the seed that draws
-their inputs, chosen by the grader. Each probe's observation, as plain data, or the error
-it raised, goes to ``results.json``, written again after every probe (and with the probe
-running named first), so that a run that dies leaves what it had found. This process
+their inputs, chosen by the grader. What happens goes to ``results.jsonl`` as it happens,
+one JSON object a line, each line written whole and flushed: where ``toygrad`` was imported
+from (or why it was not), the probe about to run (``{"running": id}``), then its observation,
+as plain data, or the error it raised (``{"item": id, "entry": ...}``). A run that dies leaves
+what it had found, and the probe it was running; appending keeps the writing in proportion to
+the run (rewriting one JSON file after every probe took half of a grading's time, issue 25). This process
 decides nothing: the grader reads the observations and compares them, in its own process,
 with expectations this one never sees (no test file is here). Whatever the submission does
 to this process changes only the observations it reports, which must then be right.
@@ -53,18 +56,17 @@ def main(job_path, results_path):
     with open(job_path) as stream:
         job = json.load(stream)
     sys.path[:0] = [os.path.join(HERE, "code"), os.path.join(HERE, "tests")]
-    results = {"items": {}, "toygrad": None, "errors": []}
+    stream = open(results_path, "a")
 
-    def save():
-        with open(results_path + ".part", "w") as stream:
-            json.dump(results, stream)
-        os.replace(results_path + ".part", results_path)
+    def say(**event):
+        stream.write(json.dumps(event, allow_nan=True) + "\n")
+        stream.flush()
 
     try:
         import toygrad
-        results["toygrad"] = os.path.dirname(os.path.abspath(toygrad.__file__))
+        say(toygrad=os.path.dirname(os.path.abspath(toygrad.__file__)))
     except BaseException as error:  # noqa: BLE001 - a syntax or import error: the reason
-        results["errors"].append(f"import toygrad: {describe(error)}")
+        say(error=f"import toygrad: {describe(error)}")
     import verdict  # the book's: plain data
 
     def alarm(signum, frame):
@@ -75,8 +77,7 @@ def main(job_path, results_path):
 
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)  # the whole run's, set outside
     for item in job["items"]:
-        results["running"] = item["id"]
-        save()
+        say(running=item["id"])
         signal.signal(signal.SIGALRM, alarm)
         signal.setitimer(signal.ITIMER_REAL, job["seconds"])
         # CPU time, all threads: the kernel's SIGXCPU past this probe's share (the
@@ -98,9 +99,7 @@ def main(job_path, results_path):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         entry["cpu"] = round(time.process_time() - started, 3)
-        results["items"][item["id"]] = entry
-        results.pop("running", None)
-        save()
+        say(item=item["id"], entry=entry)
 
 
 if __name__ == "__main__":

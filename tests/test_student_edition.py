@@ -6,6 +6,7 @@ Slow (each check runs pytest on a copy of the code in a fresh process), so selec
 
 import ast
 import csv
+import json
 import os
 import re
 import shutil
@@ -372,6 +373,27 @@ def test_an_engine_that_never_frees_the_graph_loses_the_engine_s_task(tmp_path, 
     assert set(failing(rows)) == {"4.1"}, failing(rows)
     assert "Trying to backward through the graph a second time" in failing(rows)["4.1"]
     passes(request)
+
+
+def test_a_run_s_report_is_read_line_by_line_and_its_torn_last_line_left_out(tmp_path):
+    # The runner appends one JSON object a line (scripts/grade_runner.py); a run killed while
+    # writing leaves half a line, and the probe it had begun is the one it was running.
+    results = tmp_path / "results.jsonl"
+    assert grade.read_results(results)["items"] == {} and grade._running(results) is None
+    big = {"observed": list(range(30_000))}  # a line longer than the tail _running reads
+    lines = [{"toygrad": "/x/code/toygrad"}, {"running": "a"}, {"item": "a", "entry": big},
+             {"error": "import numpy: no"}, {"running": "b"}]
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"item": "b", "en')
+    data = grade.read_results(results)
+    assert data == {"items": {"a": big}, "errors": ["import numpy: no"],
+                    "toygrad": ["/x/code/toygrad"], "running": "b"}
+    assert grade._running(results) == "b"
+    with open(results, "a") as stream:
+        stream.write('try": {"observed": 1}}\n')
+    assert grade.read_results(results)["running"] is None
+    assert grade.read_results(results)["items"]["b"] == {"observed": 1}
+    results.write_text(json.dumps(lines[2]) + "\n")
+    assert grade._running(results) is None  # the last line, an observation, read in part
 
 
 def test_grading_refuses_a_folder_without_code(tmp_path):

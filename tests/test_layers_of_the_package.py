@@ -144,6 +144,19 @@ def test_the_graph_and_the_engine_import_no_later_module():
     assert caught == []
 
 
+def test_the_tensor_does_not_import_the_hooks_which_bind_its_hook_methods():
+    # Chapter 10's hooks bind Tensor.register_hook, register_post_accumulate_grad_hook and
+    # retain_grad; the tensor module (chapter 5) knows nothing of them.
+    modules = module_names()
+    assert "toygrad.autograd.hooks" not in dependencies(modules["toygrad.tensor"], modules)
+    import toygrad
+    from toygrad.autograd import hooks
+    assert toygrad.Tensor.register_hook is hooks.register_hook
+    assert toygrad.Tensor.register_post_accumulate_grad_hook is (
+        hooks.register_post_accumulate_grad_hook)
+    assert toygrad.Tensor.retain_grad is hooks.retain_grad
+
+
 @pytest.mark.xfail(strict=True, reason="issue 26: tensor, ops, views, the Function API, "
                    "hooks, forward AD and differentiate still import each other")
 def test_no_module_of_the_package_imports_itself_through_others():

@@ -560,24 +560,9 @@ class Tensor:
             return alias
         return self._alias()
 
-    # Chapter 10: hooks (toygrad.autograd.hooks), and inference tensors.
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` with this tensor's gradient during backward;
-        a tensor it returns is used instead. Returns a removable handle."""
-        from toygrad.autograd import hooks
-        return hooks.register_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """Call ``hook(self)`` after backward has updated this leaf's
-        ``.grad``. Returns a removable handle."""
-        from toygrad.autograd import hooks
-        return hooks.register_post_accumulate_grad_hook(self, hook)
-
-    def retain_grad(self):
-        """Keep this non-leaf's gradient in ``.grad``, as a leaf's."""
-        from toygrad.autograd import hooks
-        hooks.retain_grad(self)
+    # Chapter 10: hooks, and inference tensors. The methods that register
+    # hooks (register_hook, register_post_accumulate_grad_hook, retain_grad)
+    # come with them: toygrad.autograd.hooks binds them to Tensor.
 
     @property
     def retains_grad(self):

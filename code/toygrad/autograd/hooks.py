@@ -106,7 +106,7 @@ _NO_GRAD_HOOK = ("cannot register a hook on a tensor that doesn't require "
 
 def register_hook(tensor, hook):
     """``Tensor.register_hook``: ``hook(grad)`` sees, and may replace, the
-    gradient that reaches ``tensor``."""
+    gradient that reaches ``tensor``. Returns a removable handle."""
     if not tensor.requires_grad:
         raise RuntimeError(_NO_GRAD_HOOK)
     hooks = _tensor_hooks(tensor)
@@ -129,7 +129,8 @@ def register_hook(tensor, hook):
 
 
 def register_post_accumulate_grad_hook(tensor, hook):
-    """``hook(tensor)`` runs once the leaf's ``.grad`` has been updated."""
+    """``Tensor.register_post_accumulate_grad_hook``: ``hook(tensor)`` runs
+    once the leaf's ``.grad`` has been updated. Returns a removable handle."""
     if not tensor.requires_grad:
         raise RuntimeError(_NO_GRAD_HOOK)
     if tensor.grad_fn is not None:
@@ -278,3 +279,10 @@ extensions.register_node_hook = register_node_hook
 extensions.leaf_hooks = LeafHooks
 extensions.call_function = call_function
 extensions.call_tensor_pre_hooks = call_tensor_pre_hooks
+
+# Tensor's methods that register hooks (torch/_tensor.py's register_hook,
+# register_post_accumulate_grad_hook and retain_grad) are these functions,
+# bound here with the hooks: the tensor module, below, does not import them.
+Tensor.register_hook = register_hook
+Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+Tensor.retain_grad = retain_grad

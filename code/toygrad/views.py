@@ -25,6 +25,9 @@ from toygrad.autograd.function import forward_ad
 #< ch13
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, current_saved_tensors_hooks)
+#> ch10
+from toygrad.autograd.graph import extensions
+#< ch10
 from toygrad.dtypes import result_type, torch_name, true_divide_type
 from toygrad.tensor import Tensor
 # PyTorch's refusals of an in-place change to a view that was not made in
@@ -160,11 +163,8 @@ def refresh_grad_fn(view):
         return  # nothing to differentiate, before or after
     _refuse_rebase(view, _CHANGED_ELSEWHERE)
     view._view_version = view._version_counter[0]
-    old_fn, old_output_nr = view._grad_fn, view.output_nr
-    view._grad_fn = AsStridedBackward0(base._gradient_edge(),
-                                       _positions(view), base)
-    view.output_nr = 0
-    move_hooks(view, old_fn, old_output_nr, view._grad_fn)
+    _set_node(view, AsStridedBackward0(base._gradient_edge(), _positions(view),
+                                       base))
     _remember_forward(view._grad_fn)
 
 
@@ -360,20 +360,16 @@ def _refuse_unsupported(target):
         raise NotImplementedError(_INFERENCE_VIEW)
 
 
-def move_hooks(tensor, old_fn, old_output_nr, new_fn):
-    """``tensor`` got a new node: PyTorch's ``update_tensor_hooks_on_new_
-    gradfn``. The hooks registered so far stay on the old node (they still
-    run if a gradient reaches it); later ones go to the new node; and
-    ``retain_grad`` moves to the new node."""
-    hooks = tensor._hooks
-    if hooks is None:
-        return
-    hooks.backward, hooks.node = None, None
-    if hooks.retains_grad and old_fn is not None:
-        from toygrad.autograd.hooks import _node_hooks  # chapter 10
-        retain = _node_hooks(old_fn).retains_grad.pop(old_output_nr, None)
-        if retain is not None:
-            _node_hooks(new_fn).retains_grad[tensor.output_nr] = retain
+def _set_node(tensor, node):
+    """``tensor``'s history is now ``node`` (its output 0)."""
+    #> ch10
+    old_fn, old_output_nr = tensor._grad_fn, tensor.output_nr
+    #< ch10
+    tensor._grad_fn, tensor.output_nr = node, 0
+    #> ch10
+    if tensor._hooks is not None:  # they follow (toygrad.autograd.hooks)
+        extensions.move_hooks(tensor, old_fn, old_output_nr, node)
+    #< ch10
 
 
 def _check_can_change(target):
@@ -688,16 +684,11 @@ def inplace(target, function, *args):
     if node is None:
         return target
     if target._view is None:
-        old_fn, old_output_nr = target._grad_fn, target.output_nr
-        target._grad_fn, target.output_nr = node, 0
-        move_hooks(target, old_fn, old_output_nr, node)
+        _set_node(target, node)
         return target
     base = target._base
-    old_fn, old_output_nr = base._grad_fn, base.output_nr
-    base._grad_fn = CopySlices(base._gradient_edge(), _positions(target),
-                               node, _overlaps_itself(target.data))
-    base.output_nr = 0
-    move_hooks(base, old_fn, old_output_nr, base._grad_fn)
+    _set_node(base, CopySlices(base._gradient_edge(), _positions(target),
+                               node, _overlaps_itself(target.data)))
     _remember_forward(base._grad_fn)
     target.grad_fn  # the view's new node now, as PyTorch's rebase_history
     return target

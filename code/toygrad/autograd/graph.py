@@ -38,6 +38,7 @@ class _Extensions:
     leaf_hooks = None  # what the engine sees of an AccumulateGrad's hooks
     call_function = None  # a node run with its hooks
     call_tensor_pre_hooks = None  # a node's tensors' hooks alone
+    move_hooks = None  # a tensor's hooks when it gets a new node (views)
 
 
 extensions = _Extensions()

@@ -273,12 +273,29 @@ def _call_post_accumulate_grad_hooks(leaf):
             hook(leaf)
 
 
-# Plugged into the graph and the engine, which call hooks through these.
+def move_hooks(tensor, old_fn, old_output_nr, new_fn):
+    """``tensor`` got a new node (an in-place change, chapter 11): PyTorch's
+    ``update_tensor_hooks_on_new_gradfn``. The hooks registered so far stay
+    on the old node (they still run if a gradient reaches it); later ones go
+    to the new node; and ``retain_grad`` moves to the new node."""
+    hooks = tensor._hooks
+    if hooks is None:
+        return
+    hooks.backward, hooks.node = None, None
+    if hooks.retains_grad and old_fn is not None:
+        retain = _node_hooks(old_fn).retains_grad.pop(old_output_nr, None)
+        if retain is not None:
+            _node_hooks(new_fn).retains_grad[tensor.output_nr] = retain
+
+
+# Plugged into the graph, the engine and the views, which call hooks through
+# these.
 extensions = graph.extensions
 extensions.register_node_hook = register_node_hook
 extensions.leaf_hooks = LeafHooks
 extensions.call_function = call_function
 extensions.call_tensor_pre_hooks = call_tensor_pre_hooks
+extensions.move_hooks = move_hooks
 
 # Tensor's methods that register hooks (torch/_tensor.py's register_hook,
 # register_post_accumulate_grad_hook and retain_grad) are these functions,

@@ -16,6 +16,9 @@ from toygrad import dtypes
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import references, run_backward
 from toygrad.autograd.graph import grad_accumulator
+#> ch12
+from toygrad.autograd.graph import extensions
+#< ch12
 
 _NO_EDGE = (None, 0)
 
@@ -593,10 +596,9 @@ class Tensor:
         #|     _refuse("Tensor.backward", {"inputs": inputs})
         #< ch05 until ch12
         #> ch12
-        if inputs is not None:  # only these accumulate
-            from toygrad.autograd.differentiate import backward
-            return backward(self, gradient, retain_graph, create_graph,
-                            inputs=inputs)
+        if inputs is not None:  # only these accumulate (differentiate.py)
+            return extensions.backward(self, gradient, retain_graph,
+                                       create_graph, inputs=inputs)
         #< ch12
         if gradient is not None and not isinstance(gradient, Tensor):
             gradient = _first_gradient(gradient)

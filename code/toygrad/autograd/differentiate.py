@@ -14,7 +14,7 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import nodes_to_run, run_backward
-from toygrad.autograd.graph import Node
+from toygrad.autograd.graph import Node, extensions
 from toygrad.tensor import (
     _CREATE_GRAPH_CYCLE, Tensor, _cast_gradient, _size)
 
@@ -205,3 +205,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None,
         warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
     _run(tensors, grads, retain_graph, create_graph, needed,
          None if needed is None else {})
+
+
+# Tensor.backward hands a call with ``inputs`` to this module's backward.
+extensions.backward = backward

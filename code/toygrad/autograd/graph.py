@@ -29,16 +29,20 @@ CPP_NAMESPACE = "torch::autograd::"
 
 #> ch10
 class _Extensions:
-    """Where chapter 10's hooks plug into the graph and the engine, written
-    before hooks existed: ``toygrad.autograd.hooks`` sets these when it is
-    imported (as ``toygrad.autograd`` does), and the nodes and the engine
-    call them. None until then."""
+    """Where later chapters plug into code written before them: chapter 10's
+    hooks into the graph, the engine and the views (``toygrad.autograd.hooks``
+    sets these when it is imported, as ``toygrad.autograd`` does), chapter
+    12's ``backward`` with ``inputs`` into ``Tensor.backward``
+    (``toygrad.autograd.differentiate``). None until then."""
 
     register_node_hook = None  # Node.register_prehook and register_hook
     leaf_hooks = None  # what the engine sees of an AccumulateGrad's hooks
     call_function = None  # a node run with its hooks
     call_tensor_pre_hooks = None  # a node's tensors' hooks alone
     move_hooks = None  # a tensor's hooks when it gets a new node (views)
+    #> ch12
+    backward = None  # Tensor.backward(inputs=...)
+    #< ch12
 
 
 extensions = _Extensions()

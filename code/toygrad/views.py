@@ -20,9 +20,6 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function, _short_name, anomaly, dual
-#> ch13
-from toygrad.autograd.function import forward_ad
-#< ch13
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, current_saved_tensors_hooks)
 #> ch10
@@ -678,8 +675,8 @@ def inplace(target, function, *args):
         _write(target, result.data)
     target._bump_version()
     #> ch13
-    if dual.level >= 0:  # the tangent changes too
-        forward_ad.inplace(target, result)
+    if dual.level >= 0:  # the tangent changes too (forward_ad.inplace)
+        dual.inplace(target, result)
     #< ch13
     if node is None:
         return target

@@ -14,22 +14,15 @@ a level is open.
 import weakref
 from typing import NamedTuple
 
+from toygrad import ops
 from toygrad.autograd import grad_mode
+# state: the open level (-1: none) and the tangents made in it, kept where
+# the operations this module builds on read them (function.dual).
+from toygrad.autograd.function import ZeroTangent, dual as state
 from toygrad.tensor import Tensor
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level",
            "exit_dual_level", "make_dual", "unpack_dual"]
-
-
-class _State:
-    """The open level (-1: none) and the tangents made in it."""
-
-    def __init__(self):
-        self.level = -1
-        self.tangents = {}  # id(tensor) -> (weak reference, tangent)
-
-
-state = _State()
 
 
 def enter_dual_level():
@@ -110,7 +103,6 @@ def make_dual(tensor, tangent, *, level=None):
         raise NotImplementedError(
             "toygrad does not support forward AD on tensors that require "
             "grad (its tangents would need a backward graph)")
-    from toygrad import ops  # ops builds on Function, which builds on this
     dual = ops.View.apply(tensor, tensor.shape)  # PyTorch's is a view too
     set_tangent(dual, tangent)
     return dual
@@ -141,7 +133,6 @@ def unpack_dual(tensor, *, level=None):
     tangent = tangent_of(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    from toygrad import ops
     with _paused():  # the primal is a view that carries no tangent
         primal = ops.Alias.apply(tensor)
     return UnpackedDualTensor(primal, tangent)
@@ -159,7 +150,6 @@ class _paused:
 
 def _zeros_like(x):
     import numpy as np
-    from toygrad.autograd.function import ZeroTangent
     return ZeroTangent(np.zeros_like(x.data))
 
 
@@ -231,3 +221,9 @@ def inplace(target, result):
             "that gives a tangent to a view whose base has none")
     else:
         set_tangent(target, tangent)
+
+
+# What the operations do inside a level: Function.apply and the views'
+# in-place changes call these through the state they read.
+state.propagate = propagate
+state.inplace = inplace

@@ -36,9 +36,21 @@ anomaly = anomaly_mode.state
 #| dual = types.SimpleNamespace(level=-1)  # chapter 13: forward AD's level
 #< ch05 until ch13
 #> ch13
-from toygrad.autograd import forward_ad
 
-dual = forward_ad.state
+
+class _Dual:
+    """Forward AD as the operations see it: the open level (-1: none), the
+    tangents made in it, and what an operation does inside a level, which
+    ``toygrad.autograd.forward_ad`` (built on this module) sets when it is
+    imported: ``propagate`` (``Function.apply``) and ``inplace`` (views)."""
+
+    def __init__(self):
+        self.level = -1
+        self.tangents = {}  # id(tensor) -> (weak reference, tangent)
+        self.propagate = self.inplace = None
+
+
+dual = _Dual()
 #< ch13
 
 _RELEASED = object()  # what a node's saved tensors become after backward
@@ -469,7 +481,7 @@ class Function(metaclass=FunctionMeta):
                     break
         #> ch13
         if dual.level >= 0:  # forward AD, only inside a level
-            forward_ad.propagate(ctx, inputs, outputs)
+            dual.propagate(ctx, inputs, outputs)
         #< ch13
         return outputs
 

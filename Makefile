@@ -60,7 +60,10 @@ test-stages: setup system-test
 
 # (Each lane is a make of its own, in order: MAKEFLAGS emptied, so it joins no job server;
 # the set-up and the system packages, done before the lanes start, are taken as done.)
-LANE = MAKEFLAGS= $(MAKE) --no-print-directory -o setup -o system-test -o system-book
+# One lane, one core: PyTorch and NumPy's BLAS compute on one thread in the lanes' processes
+# (OMP_NUM_THREADS=1), as the book's benchmarks and Binder do, instead of a second thread that
+# spins on the core the other lane is using.
+LANE = MAKEFLAGS= OMP_NUM_THREADS=1 $(MAKE) --no-print-directory -o setup -o system-test -o system-book
 
 lane-book:
 	@$(LANE) build-all site-check pdf-check binder-check
@@ -177,8 +180,7 @@ grade: setup
 # (pytest-xdist): 3 on this 2-core machine, so that while one waits out a grader's time limit
 # (a submission that hangs) the other two keep both cores busy. Each process (and PyTorch in
 # it) on one thread: three workers already share two cores, and PyTorch's second thread only
-# spun waiting for work (45 s of CPU of 296 here, 22 s of the stage's 155; the unit tests keep
-# PyTorch's default threads).
+# spun waiting for work (45 s of CPU of 296 here, 22 s of the stage's 155).
 INSTRUCTOR_JOBS ?= 3
 instructor-check: setup
 	@scripts/system-packages.sh bwrap:bubblewrap

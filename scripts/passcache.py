@@ -240,9 +240,15 @@ def stage_key(stage, root=None):
     root = Path(root or ROOT)
     html = root / "_build" / "html"
     files_read = tracked(root)
+    labels = None
     if stage == "unit":  # the tests that do not read the pages (unit-pages runs those)
         files_read = [(name, path) for name, path in files_read if not is_page(name)]
+    if stage == "binder-check" and (labels := _labels(root)) is not None:
+        files_read = [(name, path) for name, path in files_read
+                      if not is_page(name) or name in BINDER_CHECK_PAGES]
     parts = [files_read, *environment(), _settings(), f"stage {stage}"]
+    if labels is not None:
+        parts.append(labels)
     if stage == "build-all":  # the site it leaves behind must still be there
         parts.append(_names(html, root))  # (kept as the build left it: stages.py)
     if stage in ("site-check", "binder-check"):
@@ -250,6 +256,25 @@ def stage_key(stage, root=None):
     if stage == "site-check":
         parts.append(files(html, root=root))
     return digest(*parts)
+
+
+# What binder-check reads of the pages (scripts/binder_lab_check.py): chapter 4, which it opens
+# and saves through JupyterLab, and its notebook, made (scripts/binder_notebooks.py) from it,
+# the code, the table of contents that numbers the chapters, and the labels and titles of the
+# sections it refers to ({ref}), which _labels gives: a change to another chapter's prose does
+# not run it again.
+BINDER_CHECK_PAGES = ("chapters/ch04_backward.md", "_toc.yml")
+
+
+def _labels(root):
+    """Every chapter's {ref} targets, as a notebook shows them (binder_notebooks.Labels), or
+    None if the table of contents cannot be read (then every page is in the key)."""
+    try:
+        import binder_notebooks  # scripts/, beside this module
+        chapters = binder_notebooks.toc_chapters(root)
+        return repr(sorted(binder_notebooks.Labels(root, chapters).entries.items()))
+    except Exception:  # noqa: BLE001 - no table of contents, no chapters: key on them all
+        return None
 
 
 STAGES = ("unit", "unit-pages", "instructor-check", "build-all", "site-check", "binder-test",

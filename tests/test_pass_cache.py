@@ -278,6 +278,43 @@ def test_a_stage_key_changes_with_the_repository_the_settings_and_its_site(
     assert keys()["unit"] != with_setting["unit"]
 
 
+def test_the_lab_check_runs_again_for_chapter_4_and_what_its_notebook_shows_of_others(
+        tmp_path):
+    # binder-check opens chapter 4 in JupyterLab: its notebook is made from ch04, the code,
+    # the table of contents and the titles of the sections it refers to ({ref}), not from
+    # the other chapters' prose.
+    repo = tmp_path / "repo"
+    write(repo / "code" / "a.py", "x = 1\n")
+    write(repo / "_toc.yml", "format: jb-book\nroot: intro\nparts:\n  - numbered: true\n"
+          "    chapters:\n      - file: chapters/ch03_recording\n"
+          "      - file: chapters/ch04_backward\n")
+    write(repo / "intro.md", "# The book\n")
+    write(repo / "chapters" / "ch03_recording.md", "# Recording\n\n(ch03-tape)=\n## The tape\n\nProse.\n")
+    write(repo / "chapters" / "ch04_backward.md", "# Backward\n\nSee {ref}`ch03-tape`.\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def key():
+        passcache._file_digests.clear()
+        return passcache.stage_key("binder-check", repo)
+
+    def runs_again(name, text):
+        before = key()
+        old = (repo / name).read_text()
+        write(repo / name, text)
+        changed = key() != before
+        write(repo / name, old)
+        assert key() == before
+        return changed
+
+    ch03 = (repo / "chapters" / "ch03_recording.md").read_text()
+    assert not runs_again("chapters/ch03_recording.md", ch03.replace("Prose.", "Other prose."))
+    assert not runs_again("intro.md", "# The book, again\n")
+    assert runs_again("chapters/ch03_recording.md", ch03.replace("The tape", "The record"))
+    assert runs_again("chapters/ch04_backward.md", "# Backward\n\nSee it.\n")
+    assert runs_again("_toc.yml", "format: jb-book\nroot: intro\n")
+    assert runs_again("code/a.py", "x = 2\n")
+
+
 def test_every_stage_of_make_test_but_setup_has_a_pass_key():
     makefile = (ROOT / "Makefile").read_text()
     for stage in passcache.STAGES:

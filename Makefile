@@ -51,7 +51,7 @@ test:
 # prints a lane's output in one piece when it ends. The stage table shows when each began.
 #   lane-book:   build-all (the site), site-check, pdf-check (both read the site), binder-check
 #   lane-binder: unit (and unit-pages), binder-test, instructor-check
-# Balanced on a fresh clone's seconds (the table of a run shows them): each lane about 520 s.
+# Balanced on a fresh clone's seconds (the table of a run shows them): each lane about 570 s.
 # binder-check reads the Binder environment binder-test builds; if it comes first, it waits for
 # binder-test's lock, then finds the environment made (scripts/binder_sim.py).
 test-stages: setup system-test

@@ -361,7 +361,7 @@ def table(report):
 
 
 # ---------------------------------------------------------------------------------------
-# Inside the Binder environment: execute notebooks, one after another (called by run_chapters).
+# Inside the Binder environment: execute notebooks one after another (run_chapters calls it).
 
 def tree_rss_mb(root_pid):
     """Resident memory of root_pid's descendants (not root_pid itself), in MB."""

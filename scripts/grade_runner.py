@@ -10,8 +10,8 @@ one JSON object a line, each line written whole and flushed: where ``toygrad`` w
 from (or why it was not), the probe about to run (``{"running": id}``), then its observation,
 as plain data, or the error it raised (``{"item": id, "entry": ...}``). A run that dies leaves
 what it had found, and the probe it was running; appending keeps the writing in proportion to
-the run (rewriting one JSON file after every probe took half of a grading's time, issue 25). This process
-decides nothing: the grader reads the observations and compares them, in its own process,
+the run (rewriting one JSON file after every probe took half of a grading's time, issue 25).
+This process decides nothing: the grader reads the observations and compares them, in its own process,
 with expectations this one never sees (no test file is here). Whatever the submission does
 to this process changes only the observations it reports, which must then be right.
 """
@@ -56,11 +56,11 @@ def main(job_path, results_path):
     with open(job_path) as stream:
         job = json.load(stream)
     sys.path[:0] = [os.path.join(HERE, "code"), os.path.join(HERE, "tests")]
-    stream = open(results_path, "a")
+    report = open(results_path, "a")
 
     def say(**event):
-        stream.write(json.dumps(event, allow_nan=True) + "\n")
-        stream.flush()
+        report.write(json.dumps(event, allow_nan=True) + "\n")
+        report.flush()
 
     try:
         import toygrad

@@ -278,9 +278,7 @@ def move_hooks(tensor, old_fn, old_output_nr, new_fn):
     ``update_tensor_hooks_on_new_gradfn``. The hooks registered so far stay
     on the old node (they still run if a gradient reaches it); later ones go
     to the new node; and ``retain_grad`` moves to the new node."""
-    hooks = tensor._hooks
-    if hooks is None:
-        return
+    hooks = tensor._hooks  # the views call this only for a tensor with hooks
     hooks.backward, hooks.node = None, None
     if hooks.retains_grad and old_fn is not None:
         retain = _node_hooks(old_fn).retains_grad.pop(old_output_nr, None)

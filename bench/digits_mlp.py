@@ -8,8 +8,8 @@ the ratios of median times are reported. The hand-written NumPy step is the
 same computation written plainly, with no graph: the floor for an engine that
 makes the same NumPy calls. (toygrad takes three reductions a faster way:
 log_softmax's row maxima and sums over short rows, and the bias's gradient
-summed over the batch; see ``_row_max``, ``_row_sum`` and ``_sum_down`` in
-toygrad/ops.py.)
+summed over the batch; see ``_row_max`` and ``_row_sum`` in
+toygrad/ops/nn_functions.py, ``_sum_down`` in toygrad/ops/common.py.)
 
     .venv/bin/python bench/digits_mlp.py [--steps N] [--batch B ...] [--json]
 

@@ -28,6 +28,7 @@ from toygrad.tensor import (  # noqa: E402
     Tensor, float32, float64, from_numpy, int64, ones, randn, tensor, zeros)
 
 Tensor.__module__ = "toygrad"  # toygrad.Tensor, as torch.Tensor is torch's
+from toygrad import methods  # noqa: E402,F401 (gives Tensor its operations)
 
 # As with torch.nn and torch.optim, one import makes the submodules
 # available.

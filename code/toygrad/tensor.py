@@ -3,10 +3,12 @@
 The vocabulary is PyTorch's: ``data``, ``grad``, ``requires_grad``,
 ``grad_fn``, ``is_leaf``, ``backward``, and the operations keep PyTorch's
 signatures and node names. Every operation is a ``Function`` (see
-``toygrad.ops``); this module holds the tensor itself and its methods.
+``toygrad.ops``). This module holds the tensor itself: its numbers, its
+place in the graph, ``backward``. It is below the operations, which make
+tensors: ``toygrad.methods`` gives ``Tensor`` its operators and methods
+(``x * y``, ``x.sum()``), and ``toygrad.views`` its ``grad_fn`` property.
 """
 
-import numbers
 import warnings
 from sys import getrefcount
 
@@ -15,7 +17,7 @@ import numpy as np
 from toygrad import dtypes
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import references, run_backward
-from toygrad.autograd.graph import grad_accumulator
+from toygrad.autograd.graph import grad_accumulator, refuse_create_graph
 #> ch12
 from toygrad.autograd.graph import extensions
 #< ch12
@@ -32,12 +34,6 @@ _NON_LEAF_GRAD = (
     "information.")
 
 
-_T_DEPRECATED = (
-    "The use of `x.T` on tensors of dimension other than 2 to reverse their "
-    "shape is deprecated and it will throw an error in a future release. "
-    "Consider `x.mT` to transpose batches of matrices or "
-    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
-    "of a tensor.")
 
 
 _CREATE_GRAPH_CYCLE = (
@@ -108,22 +104,6 @@ def _cast_gradient(gradient, dtype, create_graph):
     return Tensor(gradient.data.astype(dtype))
 
 
-def _operand(other):
-    """Whether PyTorch's operators take ``other``: a tensor, a number, or one
-    of NumPy's scalars or arrays (which PyTorch converts; toygrad names them
-    as unsupported). For anything else PyTorch's operator gives Python
-    ``NotImplemented``, and Python raises its TypeError ("unsupported
-    operand type(s) for +: 'Tensor' and 'list'")."""
-    return isinstance(other, (Tensor, numbers.Number, np.ndarray, np.generic))
-
-
-def _left_operand(other):
-    """The same for the left operand of a reflected operator (``other + x``):
-    PyTorch's turns down a NumPy array there too (NumPy's own error
-    follows), while it takes NumPy's scalars."""
-    return _operand(other) and not isinstance(other, np.ndarray)
-
-
 def _must_be_tensor(function, name, position, value):
     """PyTorch's argument parser's error for a non-tensor argument."""
     if not isinstance(value, Tensor):
@@ -132,10 +112,7 @@ def _must_be_tensor(function, name, position, value):
                         f"{type(value).__name__}")
 
 
-def _must_be_operand(function, value):
-    """The same, for an in-place method's ``other``: a number also does."""
-    if not _operand(value):
-        _must_be_tensor(function, "other", 1, value)
+
 
 
 class Tensor:
@@ -195,7 +172,7 @@ class Tensor:
         if self.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has "
                              "no dimensions")
-        return self.data.shape[ops.canonical_dim(dim, self.ndim)]
+        return self.data.shape[dtypes.canonical_dim(dim, self.ndim)]
 
     def numel(self):
         return self.data.size
@@ -212,14 +189,8 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        """The node that made this tensor (None for a leaf).
-
-        A view whose numbers were changed in place, through itself, its base
-        or another view of the base, gets a new node first, as in PyTorch.
-        """
-        if (self._view is not None
-                and self._view_version != self._version_counter[0]):
-            views.refresh_grad_fn(self)
+        """The node that made this tensor (None for a leaf). (For a view,
+        ``toygrad.views`` reads it: see ``views.grad_fn``.)"""
         return self._grad_fn
 
     @grad_fn.setter
@@ -430,7 +401,7 @@ class Tensor:
             # clone (CloneBackward0).
             target = self._empty_in_own_layout()
             if target is None:
-                return ops.Clone.apply(grad)
+                return grad.clone()
             target = Tensor(target)
             target._is_inference = grad_mode.state.inference  # chapter 10
             return target.copy_(grad)
@@ -452,7 +423,7 @@ class Tensor:
             np.copyto(private, grad.data)
         private = Tensor(private)
         private._is_inference = grad_mode.state.inference  # chapter 10
-        if views.tiles_memory(self.data):
+        if tiles_memory(self.data):
             # PyTorch's clone_obey_contract: new_empty_strided, then copy_,
             # an in-place write (version 1); for a leaf that is not dense, a
             # contiguous clone (version 0).
@@ -464,7 +435,7 @@ class Tensor:
         its dims of size 1 too), or None where they do not tile memory
         (PyTorch's is_non_overlapping_and_dense is false)."""
         data = self.data
-        if not views.tiles_memory(data):
+        if not tiles_memory(data):
             return None
         return np.lib.stride_tricks.as_strided(
             np.empty(data.size, data.dtype), data.shape, data.strides)
@@ -505,7 +476,7 @@ class Tensor:
         if data.strides == own.strides and (
                 own.flags.c_contiguous or own.flags.f_contiguous):
             return True  # quickly: the usual case
-        if not views.tiles_memory(own):
+        if not tiles_memory(own):
             return data.flags.c_contiguous
         for size, stride, own_stride in zip(data.shape, data.strides,
                                             own.strides):
@@ -528,7 +499,7 @@ class Tensor:
                 or self._base is not None or self._requires_grad
                 or getrefcount(data) > 3  # self.data, data, the argument
                 or not data.flags.writeable
-                or not views.tiles_memory(data)
+                or not tiles_memory(data)
                 or not _sole_owner_of_memory(data)
                 or not isinstance(grad, Tensor)
                 or grad.data.shape != data.shape
@@ -634,7 +605,7 @@ class Tensor:
         state.enabled = create_graph and not state.inference
         try:
             if state.enabled:
-                views.refuse_create_graph_through_views(node)
+                refuse_create_graph(node)
             run_backward(node, gradient, retain_graph, input_nr)
         finally:
             state.enabled, state.grad = enabled, grad
@@ -642,236 +613,6 @@ class Tensor:
     @staticmethod
     def _zeros(shape, dtype):
         return Tensor(np.zeros(shape, dtype))
-
-    # Operations: each is a Function from toygrad.ops.
-
-    # NumPy's scalars and arrays on the left of an operator defer to a
-    # tensor's reflected method, as to PyTorch's (torch/_tensor.py), instead
-    # of making the tensor an array and answering with an array.
-    __array_priority__ = 1000
-
-    def __add__(self, other):
-        if not _operand(other):
-            return NotImplemented
-        return ops.binary(ops.Add, self, other)
-
-    def __radd__(self, other):
-        if not _left_operand(other):
-            return NotImplemented
-        return ops.binary(ops.Add, self, other)
-
-    def __sub__(self, other):
-        if not _operand(other):
-            return NotImplemented
-        return ops.binary(ops.Sub, self, other)
-
-    def __rsub__(self, number):  # number - self
-        if not _left_operand(number):
-            return NotImplemented
-        return ops.rsub(self, number)
-
-    def __mul__(self, other):
-        if not _operand(other):
-            return NotImplemented
-        return ops.binary(ops.Mul, self, other)
-
-    def __rmul__(self, other):
-        if not _left_operand(other):
-            return NotImplemented
-        return ops.binary(ops.Mul, self, other)
-
-    def __truediv__(self, other):
-        if not _operand(other):
-            return NotImplemented
-        return ops.binary(ops.Div, self, other)
-
-    def __rtruediv__(self, number):  # number / self, as torch/_tensor.py
-        if not _operand(number):  # (an array too: reciprocal() * number)
-            return NotImplemented
-        return self.reciprocal() * number
-
-    def __pow__(self, exponent):
-        if not _operand(exponent):
-            return NotImplemented
-        if isinstance(exponent, Tensor):
-            return ops.binary(ops.Pow, self, exponent)
-        out = ops.PowScalar.apply(*ops.pow_scalar_operands(self, exponent))
-        if self._is_inference and exponent in (0, 1):
-            # Chapter 10: pow's kernel writes x ** 0 with fill_(1), x ** 1
-            # with copy_ (ops.written_below_autograd).
-            ops.written_below_autograd(out, 1, self)
-        return out
-
-    def __rpow__(self, base):  # base ** self
-        if not _left_operand(base):
-            return NotImplemented
-        out = ops.RPow.apply(*ops.rpow_operands(self, base))
-        if self._is_inference:
-            # Chapter 10: pow(Scalar, Tensor)'s kernel writes its new
-            # tensor through a call that counts (ops.written_below_autograd).
-            ops.written_below_autograd(out, 1, self)
-        return out
-
-    def __neg__(self):
-        if self.dtype == np.bool_:
-            raise RuntimeError(
-                "Negation, the `-` operator, on a bool tensor is not "
-                "supported. If you are trying to invert a mask, use the `~` "
-                "or `logical_not()` operator instead.")
-        return ops.Neg.apply(self)
-
-    def __matmul__(self, other):
-        if not _operand(other):
-            return NotImplemented
-        return ops.matmul(self, other)
-
-    def mm(self, other):
-        _must_be_tensor("mm", "mat2", 1, other)
-        return ops.mm(self, other)
-
-    def mv(self, other):
-        _must_be_tensor("mv", "vec", 1, other)
-        return ops.mv(self, other)
-
-    def bmm(self, other):
-        _must_be_tensor("bmm", "mat2", 1, other)
-        return ops.bmm(self, other)
-
-    def exp(self):
-        return ops.Exp.apply(ops.floating(self))
-
-    def log(self):
-        return ops.Log.apply(ops.floating(self))
-
-    def tanh(self):
-        return ops.Tanh.apply(ops.floating(self))
-
-    def sigmoid(self):
-        return ops.Sigmoid.apply(ops.floating(self))
-
-    def relu(self):
-        return ops.relu(self)
-
-    def reciprocal(self):
-        return ops.Reciprocal.apply(ops.floating(self))
-
-    def sum(self, dim=None, keepdim=False, **unsupported):
-        if unsupported:
-            _refuse("Tensor.sum", unsupported)
-        return ops.reduce(ops.SumAll, ops.Sum, self, dim, keepdim)
-
-    def mean(self, dim=None, keepdim=False, **unsupported):
-        if unsupported:
-            _refuse("Tensor.mean", unsupported)
-        return ops.reduce(ops.MeanAll, ops.Mean, self, dim, keepdim)
-
-    def max(self, dim=None, keepdim=False):
-        """The largest element; or with ``dim``, (values, indices) along it."""
-        return ops.reduce_max(self, dim, keepdim)
-
-    def sum_to_size(self, *size):
-        """Sum broadcast dimensions away until the shape is ``size``."""
-        return ops.sum_to_size(self, _shape(size, "sum_to_size"))
-
-    # Shapes: views of this tensor's numbers, except where a copy is needed.
-
-    def reshape(self, *shape):
-        """A view when the numbers allow one, else a copy (as PyTorch)."""
-        return ops.reshape(self, _shape(shape, "reshape", "shape"))
-
-    def view(self, *shape):
-        return ops.view(self, _shape(shape, "view"))
-
-    def clone(self):
-        out = ops.Clone.apply(self)
-        if self._is_inference:  # clone's kernel: empty_like, then copy_
-            ops.written_below_autograd(out, 1, self)
-        return out
-
-    def permute(self, *dims):
-        return ops.permute(self, _shape(dims, "permute", "dims"))
-
-    def transpose(self, dim0, dim1):
-        return ops.transpose(self, dim0, dim1)
-
-    def t(self):
-        return ops.t(self)
-
-    @property
-    def T(self):
-        if self.ndim != 2:
-            warnings.warn(_T_DEPRECATED, UserWarning, stacklevel=2)
-        return ops.Permute.apply(self, tuple(reversed(range(self.ndim))))
-
-    def unsqueeze(self, dim):
-        return ops.Unsqueeze.apply(self, ops.canonical_dim(dim, self.ndim + 1))
-
-    def squeeze(self, dim=None):
-        return ops.squeeze(self, dim)
-
-    def expand(self, *shape):
-        return ops.expand(self, _shape(shape, "expand"))
-
-    def unbind(self, dim=0):
-        dim = ops.canonical_dim(dim, self.ndim)
-        if self.ndim == 0:
-            raise IndexError(f"Dimension specified as {dim} but tensor has "
-                             "no dimensions")
-        return ops.Unbind.apply(self, dim)
-
-    def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
-
-    def __getitem__(self, key):
-        return ops.getitem(self, key)
-
-    # In-place operations: they change this tensor's numbers, bump its
-    # version and rewrite its history (see toygrad.views.inplace).
-
-    def add_(self, other, alpha=1):
-        _must_be_operand("add_", other)
-        return views.inplace(self, ops.Add, other, *ops.alpha(alpha, self))
-
-    def sub_(self, other, alpha=1):
-        _must_be_operand("sub_", other)
-        return views.inplace(self, ops.Sub, other, *ops.alpha(alpha, self))
-
-    def mul_(self, other):
-        _must_be_operand("mul_", other)
-        return views.inplace(self, ops.Mul, other)
-
-    def div_(self, other):
-        _must_be_operand("div_", other)
-        return views.inplace(self, ops.Div, other)
-
-    def zero_(self):
-        return views.inplace(self, ops.Zero)
-
-    def copy_(self, source):
-        _must_be_operand("copy_", source)
-        return views.inplace(self, ops.Copy, source)
-
-    # Augmented assignment is in place, as in PyTorch: ``p -= lr * p.grad``
-    # changes ``p`` itself. (An operand PyTorch turns down gives Python
-    # NotImplemented, whose TypeError names the operator.)
-    def __iadd__(self, other):
-        return self.add_(other) if _operand(other) else NotImplemented
-
-    def __isub__(self, other):
-        return self.sub_(other) if _operand(other) else NotImplemented
-
-    def __imul__(self, other):
-        return self.mul_(other) if _operand(other) else NotImplemented
-
-    def __itruediv__(self, other):
-        return self.div_(other) if _operand(other) else NotImplemented
-
-    def __setitem__(self, key, value):
-        """``x[key] = value``: ``value`` written into the view ``x[key]``
-        (or into ``x``, if the key takes all of it), as PyTorch does."""
-        ops.setitem(self, key, value)
 
     def __bool__(self):
         if self.data.size != 1:
@@ -960,7 +701,7 @@ def tensor(data, requires_grad=False, dtype=None):
             [n * array.itemsize for n in strides])
         np.copyto(laid_out, array)
         array = laid_out
-    ops.check_dtype(array.dtype)
+    dtypes.check_dtype(array.dtype)
     if requires_grad and not np.issubdtype(array.dtype, np.floating):
         raise RuntimeError("Only Tensors of floating point and complex dtype "
                            "can require gradients")
@@ -981,7 +722,7 @@ def _numpy_strides(array):
     """
     _refuse_negative_strides(array)
     strides = [stride // array.itemsize for stride in array.strides]
-    if array.size == 0 or views._dense(array):  # numel 0 counts as dense
+    if array.size == 0 or _dense(array):  # numel 0 counts as dense
         return tuple(strides)
     return _infer_dense_strides(array.shape, strides)
 
@@ -1008,6 +749,26 @@ def _warn_not_writable():
         "data or make it writable before converting it to a tensor. This type "
         "of warning will be suppressed for the rest of this program.",
         UserWarning, stacklevel=3)
+
+
+def _dense(array):
+    """Whether ``array``'s elements tile one block of memory, in any order
+    (PyTorch's ``is_non_overlapping_and_dense``)."""
+    expected = array.itemsize
+    for stride, size in sorted(zip(array.strides, array.shape)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def tiles_memory(array):
+    """PyTorch's ``is_non_overlapping_and_dense`` for a gradient or a
+    leaf: ``_dense``, and no stride running backwards (a NumPy array may
+    have one; a PyTorch tensor cannot, so it is not taken for dense)."""
+    return _dense(array) and min(array.strides, default=0) >= 0
 
 
 def _infer_dense_strides(sizes, strides):
@@ -1057,7 +818,7 @@ def from_numpy(array):
     if not array.flags.writeable and not _warned_not_writable:
         _warn_not_writable()
     _refuse_negative_strides(array)
-    ops.check_dtype(array.dtype)
+    dtypes.check_dtype(array.dtype)
     new = Tensor(array)
     new._is_inference = grad_mode.state.inference  # chapter 10
     return new
@@ -1275,5 +1036,3 @@ def _refuse(where, unsupported):
 
 float32, float64, int64 = np.float32, np.float64, np.int64
 
-# ops builds on Tensor (defined above), and views on both.
-from toygrad import ops, views  # noqa: E402

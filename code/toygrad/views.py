@@ -19,14 +19,23 @@ PyTorch does all three (``torch/csrc/autograd/variable.cpp``,
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, _short_name, anomaly, dual
+from toygrad.autograd.function import (
+    INFERENCE, MULTI, NO_GRAD, Function, _short_name, anomaly, dual,
+    untracked)
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, current_saved_tensors_hooks)
 #> ch10
 from toygrad.autograd.graph import extensions
 #< ch10
-from toygrad.dtypes import result_type, torch_name, true_divide_type
-from toygrad.tensor import Tensor
+from toygrad.dtypes import (
+    result_type, tensor_type, torch_name, true_divide_type, type_name)
+from toygrad.ops.common import (
+    _number, _wrap, broadcast_shape, saved_before_checks, written_by_a_formula)
+from toygrad.ops.indexing import Fill, _take
+from toygrad.ops.inplace import Copy, Zero
+from toygrad.ops.pointwise import Div, binary, saved_by_binary
+from toygrad.ops.shapes import Clone, View, expand
+from toygrad.tensor import Tensor, _dense
 # PyTorch's refusals of an in-place change to a view that was not made in
 # plain grad mode (``handle_view_on_rebase``, torch/csrc/autograd/
 # variable.cpp): what the view is, then what happened, then why.
@@ -51,28 +60,6 @@ _MULTI_WHY = (
 _CHANGED_ITSELF = "is being"
 _CHANGED_ELSEWHERE = "its base or another view of its base has been"
 
-# How a view was made (PyTorch's ``CreationMeta``): in grad mode (None),
-# with grad mode off, in inference mode, or as one of several outputs.
-NO_GRAD, INFERENCE, MULTI = "no_grad", "inference", "multi"
-
-
-def _creation_meta(source, multi):
-    """PyTorch's creation meta of a view of ``source`` made now: a view of
-    a view inherits its parent's unless made in a stricter way
-    (``propagate_creation_meta``)."""
-    if grad_mode.state.inference:  # chapter 10
-        meta = INFERENCE
-    elif not grad_mode.state.enabled:
-        meta = NO_GRAD
-    else:
-        meta = MULTI if multi else None
-    if source._view is not None:
-        parent = source._view[3]
-        if meta is None or parent == INFERENCE:
-            meta = parent
-    return meta
-
-
 def _refuse_rebase(view, changed):
     """Raise PyTorch's error if ``view`` may not be changed in place
     (``changed`` says how: itself, or its base or another view)."""
@@ -92,46 +79,6 @@ def _refuse_rebase(view, changed):
                                       changed)
     raise RuntimeError(message + (_MULTI_WHY if meta == MULTI
                                   else _NO_GRAD_WHY))
-
-
-def track(ctx, source, outputs):
-    """Make the outputs of a view operation views of ``source``'s base.
-
-    Each output's ``_view`` says how it was taken: ``(parent, ctx,
-    output_nr, creation_meta, one_of_several)``.
-    """
-    multi = type(outputs) is tuple
-    if source._is_inference:
-        # A view of an inference tensor is one, and (as in PyTorch) not
-        # tracked as a view: no _base, no version counter to share.
-        for out in (outputs if multi else (outputs,)):
-            out._is_inference = True
-        return
-    base = source if source._base is None else source._base
-    counter = source._version_counter
-    if counter is None:
-        counter = source._version_counter = [0]
-    meta = _creation_meta(source, multi)
-    if not multi:
-        outputs._base, outputs._version_counter = base, counter
-        outputs._view = (source, ctx, 0, meta, False)
-        outputs._view_version = counter[0]
-        return
-    for output_nr, out in enumerate(outputs):
-        out._base, out._version_counter = base, counter
-        out._view = (source, ctx, output_nr, meta, True)
-        out._view_version = counter[0]
-
-
-def untracked(function, source, array, ctx=None):
-    """What ``function.apply(source, ...)`` gives for a view operation
-    while nothing is recorded and no forward AD runs (a view's backward,
-    in the engine's hot path): the same view of ``source``, sharing its
-    memory and version counter, without apply's bookkeeping. ``ctx`` holds
-    what ``function.take`` reads."""
-    out = Tensor(array)
-    track(function._backward_cls() if ctx is None else ctx, source, out)
-    return out
 
 
 def take_view(view, array):
@@ -173,11 +120,28 @@ def _remember_forward(node):
         store_stack(node)
 
 
+def _no_create_graph(node):
+    """PyTorch records these backwards with operations toygrad does not
+    reproduce node for node, so it refuses rather than show another graph.
+    (Before a create_graph pass starts, ``graph.refuse_create_graph``
+    finds these nodes, so that nothing has run when the pass is refused.)"""
+    if grad_mode.state.enabled:
+        node.refuse_create_graph()
+
+
+def _refuse_create_graph(node):
+    raise NotImplementedError(
+        f"toygrad does not support create_graph through {node.name()} "
+        "(a view whose numbers were changed in place)")
+
+
 class AsStridedBackward0(Node):
     """A view's node after its base changed: the base's gradient, zero
     except at the positions the view takes from the base."""
 
     __slots__ = ("next_functions", "positions", "base_shape", "metadata")
+
+    refuse_create_graph = _refuse_create_graph
 
     def __init__(self, base_edge, positions, base):
         super().__init__()
@@ -189,38 +153,12 @@ class AsStridedBackward0(Node):
         # PyTorch's as_strided_backward: the gradient copied (copy_) into
         # new zeros the size of the base, and returned as a view of them
         # (as_strided): its _base is those zeros, its version 1.
-        from toygrad.ops import View, written_by_a_formula
         total = Scatter.apply(grad, self.positions, self.base_shape)
         storage = Tensor(total.data.reshape(-1))
         ctx = View._backward_cls()
         ctx.shape, ctx.new_shape = storage.shape, self.base_shape
         view = untracked(View, storage, View.take(ctx, storage.data), ctx)
         return [written_by_a_formula(view, 1)]
-
-
-def _no_create_graph(node):
-    """PyTorch records these backwards with operations toygrad does not
-    reproduce node for node, so it refuses rather than show another graph."""
-    if grad_mode.state.enabled:
-        raise NotImplementedError(
-            f"toygrad does not support create_graph through {node.name()} "
-            "(a view whose numbers were changed in place)")
-
-
-def refuse_create_graph_through_views(root, needed=None):
-    """Before a create_graph pass starts: the refusal of ``_no_create_graph``
-    for any node of the pass that would give it, so that nothing has run
-    (no hook, no retained gradient) when the pass is refused."""
-    stack, seen = [root], set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        if isinstance(node, (CopySlices, AsStridedBackward0)) and (
-                needed is None or node in needed):
-            _no_create_graph(node)
-        stack.extend(next_node for next_node, _ in node.next_functions)
 
 
 class Scatter(Function):
@@ -283,6 +221,8 @@ class CopySlices(Node):
     __slots__ = ("next_functions", "fn", "positions", "overlap", "metadata",
                  "released")
 
+    refuse_create_graph = _refuse_create_graph
+
     def __init__(self, base_edge, positions, fn, overlap=False):
         super().__init__()
         self.next_functions = (base_edge,) + fn.next_functions[1:]
@@ -304,7 +244,6 @@ class CopySlices(Node):
         # PyTorch's CopySlices writes the base's gradient twice: the
         # incoming gradient copied into a new tensor, then fn's gradient
         # into its slice (copy_ each): version 2.
-        from toygrad.ops import written_by_a_formula
         return [written_by_a_formula(
             Overwrite.apply(grad, grads[0], self.positions), 2)] + grads[1:]
 
@@ -408,15 +347,14 @@ def _overlaps_itself(array):
 
 
 def _writable(target, source, function):
-    from toygrad import ops
     # zero_ writes one number everywhere, so PyTorch lets it write through
     # an expand; every other in-place operation refuses.
-    if function is not ops.Zero and _overlaps_itself(target.data):
+    if function is not Zero and _overlaps_itself(target.data):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if (not target.data.flags.writeable and target._base is None
             and _writable_alias(target.data) is None):
         raise RuntimeError(_INTERNAL_OVERLAP)
-    if not isinstance(source, Tensor) or function is ops.Fill:
+    if not isinstance(source, Tensor) or function is Fill:
         return  # fill_ reads its 0-dim value first (value.item())
     if _partly_overlap(target.data, source.data):
         raise RuntimeError(
@@ -495,26 +433,6 @@ def _partly_overlap(a, b):
     return a_start < b_end and b_start < a_end
 
 
-def _dense(array):
-    """Whether ``array``'s elements tile one block of memory, in any order
-    (PyTorch's ``is_non_overlapping_and_dense``)."""
-    expected = array.itemsize
-    for stride, size in sorted(zip(array.strides, array.shape)):
-        if size == 1:
-            continue
-        if stride != expected:
-            return False
-        expected *= size
-    return True
-
-
-def tiles_memory(array):
-    """PyTorch's ``is_non_overlapping_and_dense`` for a gradient or a
-    leaf: ``_dense``, and no stride running backwards (a NumPy array may
-    have one; a PyTorch tensor cannot, so it is not taken for dense)."""
-    return _dense(array) and min(array.strides, default=0) >= 0
-
-
 def _writable_alias(array):
     """A writable array over ``array``'s memory, or None if that memory is
     not writable: NumPy marks every view of an ``expand`` read-only, and a
@@ -577,24 +495,23 @@ def _autograd_sees(target, args):
 def _checked_arguments(target, function, args, writes):
     """The arguments of an in-place ``function`` on ``target``, a number
     wrapped in the result's dtype, after PyTorch's kernel's checks."""
-    from toygrad import ops
     if writes:
         _writable(target, args[0] if args else None, function)
     if not args:
         return args
     other = args[0]
-    if function is ops.Copy or function is ops.Fill:
-        args = (ops._wrap(other, target.dtype),)
+    if function is Copy or function is Fill:
+        args = (_wrap(other, target.dtype),)
     else:
-        dtype = (true_divide_type if function is ops.Div
+        dtype = (true_divide_type if function is Div
                  else result_type)(target, other)
         if np.can_cast(dtype, target.dtype, "same_kind") is False:
             raise RuntimeError(
                 f"result type {torch_name(dtype)} can't be "
                 "cast to the desired output type "
                 f"{torch_name(target.dtype)}")
-        args = (ops._wrap(other, dtype),) + args[1:]
-    shape = ops.broadcast_shape(target.shape, args[0].shape)
+        args = (_wrap(other, dtype),) + args[1:]
+    shape = broadcast_shape(target.shape, args[0].shape)
     if shape != target.shape:
         raise RuntimeError(
             f"output with shape {list(target.shape)} doesn't match the "
@@ -610,9 +527,8 @@ def _original_self(target):
     recorded (a CloneBackward0) if it can be; the node's edge still goes to
     target's history (None: it is target's own).
     """
-    from toygrad import ops
     if grad_mode.state.enabled and target.requires_grad:
-        return target._gradient_edge(), ops.Clone.apply(target)
+        return target._gradient_edge(), Clone.apply(target)
     return None, _snapshot(target)
 
 
@@ -624,7 +540,6 @@ def inplace(target, function, *args):
     shared version counter goes up, so that a backward that needs the old
     numbers can tell they are gone.
     """
-    from toygrad import ops  # ops builds on this module
     if not grad_mode.state.inference:
         _refuse_unsupported(target)
     if grad_mode.state.enabled and not _autograd_sees(target, args):
@@ -636,7 +551,7 @@ def inplace(target, function, *args):
     # A copy_ of the very numbers it writes (x.copy_(x)): PyTorch's copy_
     # returns before its checks and its kernel ("views of the same data");
     # the change is recorded and counted all the same.
-    writes = not (function is ops.Copy and isinstance(args[0], Tensor)
+    writes = not (function is Copy and isinstance(args[0], Tensor)
                   and args[0].data.dtype == target.data.dtype
                   and _same_view(target.data, args[0].data))
     try:
@@ -646,16 +561,16 @@ def inplace(target, function, *args):
         # kernel checks the overlaps, the cast and the broadcast.
         other = args[0] if args else None
         if isinstance(other, Tensor) and function.saves_self is not None:
-            ops.saved_before_checks(*(
+            saved_before_checks(*(
                 _original_self(target)[1] if saved is target else saved
-                for saved in ops.saved_by_binary(function, target, other)),
+                for saved in saved_by_binary(function, target, other)),
                 inputs=(target, other))
         raise
     source, edge = target, None
     if function.saves_self is not None and current_saved_tensors_hooks():
         edge, source = _original_self(target)
-    result = (ops.binary(function, source, *args) if args
-              and function is not ops.Copy and function is not ops.Fill
+    result = (binary(function, source, *args) if args
+              and function is not Copy and function is not Fill
               else function.apply(source, *args))
     node = result._grad_fn
     if edge is not None and node is not None:
@@ -668,9 +583,9 @@ def inplace(target, function, *args):
         if kept is not None and kept.tensor is target:
             # ``self.clone()``, recorded: under create_graph the gradient
             # goes through its CloneBackward0, as in PyTorch.
-            kept.tensor, kept.version = ops.Clone.apply(target), 0
+            kept.tensor, kept.version = Clone.apply(target), 0
     if writes:
-        if args and isinstance(args[0], Tensor) and function is not ops.Fill:
+        if args and isinstance(args[0], Tensor) and function is not Fill:
             _refuse_order_dependent(target, args[0], result.data)
         _write(target, result.data)
     target._bump_version()
@@ -689,3 +604,61 @@ def inplace(target, function, *args):
     _remember_forward(base._grad_fn)
     target.grad_fn  # the view's new node now, as PyTorch's rebase_history
     return target
+
+
+def setitem(x, key, value):
+    """``x[key] = value``, as PyTorch's ``set_item`` and ``copy_to``.
+
+    Indexing that takes nothing (``x[...]``, ``x[:]``) writes into ``x``
+    itself; then a number or a 0-dim tensor is a ``fill_``
+    (``FillBackward3``), a tensor of the same shape a ``copy_``
+    (``CopyBackwards``). Another tensor is first viewed without its leading
+    1s and expanded to the target's shape, as PyTorch records it.
+    """
+    if not isinstance(value, Tensor):  # first, as PyTorch's valueToTensor
+        value = _wrap(_assignable(x, value), x.dtype)
+    target = _take(x, key, setting=True)
+    if value.shape == target.shape:
+        return inplace(target, Copy, value)
+    if value.ndim == 0:
+        return inplace(target, Fill, value)
+    shape = value.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    value = View.apply(value, shape)
+    if shape != target.shape:
+        value = expand(value, target.shape)
+    return inplace(target, Copy, value)
+
+
+def _assignable(x, value):
+    """``value`` as a Python number, or PyTorch's error for ``x[k] = value``.
+
+    PyTorch takes numbers and NumPy integers (as indices), not lists,
+    arrays or other NumPy scalars.
+    """
+    if isinstance(value, complex):
+        raise NotImplementedError("toygrad does not support complex numbers")
+    if isinstance(value, np.integer):
+        return int(value)
+    if not _number(value):
+        raise TypeError(f"can't assign a {type_name(value)} to a "
+                        f"{tensor_type(x.dtype)}")
+    return value
+
+
+def grad_fn(tensor):
+    """``Tensor.grad_fn``: the node that made ``tensor`` (None for a leaf).
+
+    A view whose numbers were changed in place, through itself, its base or
+    another view of the base, gets a new node first, as in PyTorch. This
+    module gives ``Tensor`` the property (the tensor module is below it).
+    """
+    if (tensor._view is not None
+            and tensor._view_version != tensor._version_counter[0]):
+        refresh_grad_fn(tensor)
+    return tensor._grad_fn
+
+
+Tensor.grad_fn = property(grad_fn, Tensor.grad_fn.fset,
+                          doc=grad_fn.__doc__)

@@ -97,8 +97,11 @@ def _saved(node):
 
 
 def _is_custom(node):
+    """Whether ``node`` is a Function's that is not one of toygrad.ops."""
+    from toygrad import ops  # chapter 7's module, above the operations
     forward_cls = getattr(type(node), "_forward_cls", None)
-    return forward_cls is not None and forward_cls.__module__ != "toygrad.ops"
+    return (forward_cls is not None
+            and vars(ops).get(forward_cls.__name__) is not forward_cls)
 
 
 def make_dot(output, params=None, show_saved=False, highlight=(),

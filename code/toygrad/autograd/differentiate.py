@@ -14,7 +14,7 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.engine import nodes_to_run, run_backward
-from toygrad.autograd.graph import Node, extensions
+from toygrad.autograd.graph import Node, extensions, refuse_create_graph
 from toygrad.tensor import (
     _CREATE_GRAPH_CYCLE, Tensor, _cast_gradient, _size)
 
@@ -102,8 +102,7 @@ def _run(outputs, grads, retain_graph, create_graph, needed=None,
     state.enabled = create_graph and not state.inference  # and not here
     try:
         if state.enabled:
-            from toygrad.views import refuse_create_graph_through_views
-            refuse_create_graph_through_views(root, needed)
+            refuse_create_graph(root, needed)
         run_backward(root, grad, retain_graph, input_nr, needed, captures)
     finally:
         state.enabled, state.grad = enabled, grad_on

@@ -369,7 +369,6 @@ def _conform(node, index, grad, meta):
         if grad_mode.state.enabled and grad.requires_grad:
             # Under create_graph, recorded as PyTorch's engine records its
             # cast: a ToCopyBackward0 node.
-            from toygrad.ops import ToCopy
             return ToCopy.apply(grad, dtype)
         grad = Tensor(grad.data.astype(dtype))
     return grad
@@ -467,7 +466,7 @@ class Function(metaclass=FunctionMeta):
                 _mark_inference(outputs, inputs)
         #< ch10
         if cls.is_view:
-            views.track(ctx, inputs[0], outputs)
+            track(ctx, inputs[0], outputs)
         if ctx._dirty:
             _check_dirty(ctx, inputs, enabled)
         if recording:
@@ -484,6 +483,71 @@ class Function(metaclass=FunctionMeta):
             dual.propagate(ctx, inputs, outputs)
         #< ch13
         return outputs
+
+
+# Views (chapter 11 explains them): an operation whose output shares its
+# input's numbers (``is_view``) makes the output a view of the input's base.
+
+# How a view was made (PyTorch's ``CreationMeta``): in grad mode (None),
+# with grad mode off, in inference mode, or as one of several outputs.
+NO_GRAD, INFERENCE, MULTI = "no_grad", "inference", "multi"
+
+
+def _creation_meta(source, multi):
+    """PyTorch's creation meta of a view of ``source`` made now: a view of
+    a view inherits its parent's unless made in a stricter way
+    (``propagate_creation_meta``)."""
+    if grad_mode.state.inference:  # chapter 10
+        meta = INFERENCE
+    elif not grad_mode.state.enabled:
+        meta = NO_GRAD
+    else:
+        meta = MULTI if multi else None
+    if source._view is not None:
+        parent = source._view[3]
+        if meta is None or parent == INFERENCE:
+            meta = parent
+    return meta
+
+
+def track(ctx, source, outputs):
+    """Make the outputs of a view operation views of ``source``'s base.
+
+    Each output's ``_view`` says how it was taken: ``(parent, ctx,
+    output_nr, creation_meta, one_of_several)``.
+    """
+    multi = type(outputs) is tuple
+    if source._is_inference:
+        # A view of an inference tensor is one, and (as in PyTorch) not
+        # tracked as a view: no _base, no version counter to share.
+        for out in (outputs if multi else (outputs,)):
+            out._is_inference = True
+        return
+    base = source if source._base is None else source._base
+    counter = source._version_counter
+    if counter is None:
+        counter = source._version_counter = [0]
+    meta = _creation_meta(source, multi)
+    if not multi:
+        outputs._base, outputs._version_counter = base, counter
+        outputs._view = (source, ctx, 0, meta, False)
+        outputs._view_version = counter[0]
+        return
+    for output_nr, out in enumerate(outputs):
+        out._base, out._version_counter = base, counter
+        out._view = (source, ctx, output_nr, meta, True)
+        out._view_version = counter[0]
+
+
+def untracked(function, source, array, ctx=None):
+    """What ``function.apply(source, ...)`` gives for a view operation
+    while nothing is recorded and no forward AD runs (a view's backward,
+    in the engine's hot path): the same view of ``source``, sharing its
+    memory and version counter, without apply's bookkeeping. ``ctx`` holds
+    what ``function.take`` reads."""
+    out = Tensor(array)
+    track(function._backward_cls() if ctx is None else ctx, source, out)
+    return out
 
 
 def _returned_inputs_aliased(outputs, inputs):
@@ -655,4 +719,24 @@ def once_differentiable(backward):
     return wrapper
 
 
-from toygrad import views  # noqa: E402  (views builds on Function)
+# The engine's cast of a gradient to its input's dtype (``_conform``), as
+# PyTorch's ``validate_outputs`` casts with ``grad.to(dtype)``; also an
+# operation of its own (``toygrad.ops`` uses it).
+class ToCopy(Function):
+    """``a.to(dtype)``: the numbers in another dtype (PyTorch's
+    ``_to_copy``). The engine casts a gradient to its input's dtype with
+    it, recorded under ``create_graph`` as PyTorch's engine records it."""
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.dtype_in = a.dtype
+        return Tensor(a.data.astype(dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ToCopy.apply(grad, ctx.dtype_in), None
+
+    @staticmethod
+    def jvp(ctx, ta, _):
+        return ToCopy.apply(ta, ctx.primals[1])

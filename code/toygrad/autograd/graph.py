@@ -65,9 +65,29 @@ def short_name(node):
 # Operations whose nodes PyTorch writes in C++: there a node computes only
 # the gradients the pass needs. A custom Function's (a user's, or the book's
 # examples') keeps ctx.needs_input_grad as forward set it, as in PyTorch.
-BUILT_IN = ("toygrad.ops", "toygrad.views", "toygrad.nn.")
+BUILT_IN = ("toygrad.ops", "toygrad.views", "toygrad.nn.",
+            "toygrad.autograd.function")  # its ToCopy, the engine's cast
 #< ch05
 
+#> ch05
+def refuse_create_graph(root, needed=None):
+    """Before a create_graph pass starts: the error of any node of the pass
+    whose backward toygrad cannot record (the views' nodes that have a
+    ``refuse_create_graph``), so that nothing has run (no hook, no retained
+    gradient) when the pass is refused."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        refuse = getattr(node, "refuse_create_graph", None)
+        if refuse is not None and (needed is None or node in needed):
+            refuse()
+        stack.extend(next_node for next_node, _ in node.next_functions)
+
+
+#< ch05
 # Every node takes the next number from this counter when it is created: the
 # engine runs the newest node first.
 next_sequence_nr = itertools.count().__next__

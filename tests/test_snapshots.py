@@ -6,6 +6,7 @@ and passes its chapter's tests is the instructor check's job
 here, what can be read without running it.
 """
 
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -174,3 +175,52 @@ def test_every_method_listing_is_dedented():
                 for _, options, _ in listings(page)
                 if "." in (options.get("pyobject") or "") and "dedent" not in options]
     assert undented == []
+
+
+def _extension():
+    spec = importlib.util.spec_from_file_location("snapshots_ext", ROOT / "_ext" / "snapshots.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_diff_of_two_listings_names_the_lines_added():
+    added_lines = _extension().added_lines
+    assert added_lines(["a", "b"], ["a", "x", "b", ""]) == [2]
+    assert added_lines(["a", "b"], ["a", "c"]) == [2]
+    assert added_lines(["a"], ["a"]) == []
+
+
+def test_a_listing_highlights_what_its_chapter_adds_and_nothing_else(snapshots):
+    """For each listing of chapter N that chapter N-1's snapshot also has, the lines the
+    build highlights are lines chapter N adds (by the markers), and every line of some
+    length that chapter N adds is highlighted."""
+    added_lines = _extension().added_lines
+    highlighted = 0
+    for page in PAGES:
+        chapter = page_chapter(page)
+        if not page.name.startswith("ch") or chapter <= FIRST:
+            continue
+        for target, options, path in listings(page):
+            if path is None or "emphasize-lines" in options:
+                continue
+            earlier = target.replace(f"/ch{chapter:02d}/", f"/ch{chapter - 1:02d}/")
+            try:
+                before = binder_notebooks.read_include(page.parent, earlier, options)
+            except (OSError, ValueError):
+                continue  # new in this chapter as a whole
+            shown = binder_notebooks.read_include(page.parent, target, options).splitlines()
+            marked = added_lines(before.splitlines(), shown)
+            if len(marked) == sum(1 for line in shown if line.strip()):
+                continue  # shown plain: all of it is new
+            text = (chapters.PACKAGE / path).read_text()
+            now = {line.strip() for line in source_after(text, chapter).splitlines()}
+            then = {line.strip() for line in source_after(text, chapter - 1).splitlines()}
+            for number, line in enumerate(shown, 1):
+                if number in marked:  # added, or an earlier line indented anew
+                    assert (line.strip() in now - then or len(line.strip()) <= 12
+                            or line not in before.splitlines()), (page.name, target, line)
+                elif len(line.strip()) > 12:
+                    assert line.strip() not in now - then, (page.name, target, line)
+            highlighted += bool(marked)
+    assert highlighted >= 3

@@ -439,6 +439,9 @@ def score(tests, tasks, errors=()):
         if not mine:
             why = errors[0] if errors else "no test of this task ran"
         done = bool(mine) and passed == len(mine)
+        hint = getattr(task, "hint", lambda: "")()
+        if not done and hint and "NotImplementedError: Task" not in why:
+            why = f"{hint}. {why}"
         rows.append({"task": task.id, "title": task.title, "passed": passed,
                      "tests": len(mine), "points": task.points if done else 0,
                      "max_points": task.points, "why": why})

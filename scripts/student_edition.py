@@ -7,8 +7,9 @@ What it writes into OUT, from the one source of truth:
 - ``code/toygrad``: the package as the last chapter leaves it (its snapshot: no chapter
   markers, no earlier forms of code; tests/chapters.py), with the body of every task
   (``tests/tasks.py``) replaced by a stub that raises ``NotImplementedError`` naming the
-  task and the chapter section that builds it. The docstring and the ``# Task N.K`` line
-  above the ``def`` stay.
+  task and the chapter section that builds it. The stub's ``def`` and docstring are the
+  function's as the task's own chapter has it (Task 4.1's ``execute`` is chapter 4's);
+  the ``# Task N.K`` line above the ``def`` stays.
 - ``tests``: the chapters' tests and the task tests (``pytest -m task4_1``), with the helpers
   they import; not the checks of the website, the PDFs, Binder or this edition.
 - ``chapters``: the chapter pages without their solutions, each opening with a note of the
@@ -61,8 +62,12 @@ several GB). `.gitignore` keeps `.venv` out of a Git repository.
 Read a chapter, then write its tasks in `code/toygrad`. The chapters are in `chapters/`:
 open them in JupyterLab (`.venv/bin/jupyter lab`), where jupytext opens each `.md` page as a
 notebook (right-click, *Open With*, *Jupytext Notebook*). Cells that call a task you have not
-done yet raise its `NotImplementedError`. `seed/` holds the document chapter 8 examines, and
-`bench/` the benchmarks of the performance appendix.
+done yet raise its `NotImplementedError`. A stub is the function as its own chapter has it:
+`execute` (Task 4.1) takes `root, grad, retain_graph`, as chapter 4's does. Chapters 5, 9, 10
+and 12 add lines to it, highlighted in their listings: add them as you reach those chapters
+(the tasks of chapters 10 and 12 need them, and the grader says so when they are missing).
+`seed/` holds the document chapter 8 examines, and `bench/` the benchmarks of the
+performance appendix.
 
 ## Test
 
@@ -122,6 +127,15 @@ def body_lines(source, qualname):
     return (docstring_end + 1 if docstring_end else body[0].lineno), function.end_lineno
 
 
+def head_lines(source, qualname):
+    """A function's lines from its first decorator (or ``def``) to the end of its
+    docstring: everything of it that a stub keeps."""
+    function = function_node(ast.parse(source), qualname)
+    first = min([function.lineno] + [d.lineno for d in function.decorator_list])
+    lines = source.splitlines(keepends=True)
+    return lines[first - 1:body_lines(source, qualname)[0] - 1], first
+
+
 def section_title(task):
     """The heading of the section a task's label marks: ``toygrad's engine``."""
     chapter = next((ROOT / "chapters").glob(f"ch{task.chapter:02d}_*.md"))
@@ -135,14 +149,25 @@ def stub_message(task):
             f'section "{section_title(task)}"')
 
 
-def stubbed(source, tasks):
-    """``source`` with the body of each task in it replaced by its stub."""
+def stubbed(source, tasks, at_chapter=None):
+    """``source`` with each task's function replaced by its stub: the function's ``def``
+    and docstring as the task's own chapter has them (``at_chapter(task)``, the file's
+    text after that chapter; ``source`` itself if not given), and a body that raises. A
+    later chapter's lines in the function (its parameters among them) are the student's
+    to add when that chapter shows them."""
     lines = source.splitlines(keepends=True)
-    spans = sorted(((body_lines(source, task.qualname), task) for task in tasks), reverse=True,
-                   key=lambda item: item[0])
-    for (first, last), task in spans:  # from the bottom up, so line numbers stay right
-        indent = re.match(r"\s*", lines[first - 1]).group(0)
-        lines[first - 1:last] = [f"{indent}raise NotImplementedError({stub_message(task)!r})\n"]
+    spans = []
+    for task in tasks:
+        _, last = body_lines(source, task.qualname)
+        _, first = head_lines(source, task.qualname)
+        head, _ = head_lines(at_chapter(task) if at_chapter else source, task.qualname)
+        spans.append((first, last, head, task))
+    for first, last, head, task in sorted(spans, key=lambda span: span[0], reverse=True):
+        # from the bottom up, so line numbers stay right
+        definition = next(line for line in head if line.lstrip().startswith("def "))
+        indent = re.match(r"\s*", definition).group(0) + "    "
+        lines[first - 1:last] = head + [
+            f"{indent}raise NotImplementedError({stub_message(task)!r})\n"]
     return "".join(lines)
 
 
@@ -188,7 +213,9 @@ def build(out=DEFAULT_OUT):
         relative = str(path.relative_to(ROOT / "code"))
         tasks = [task for task in TASKS if task.path == relative]
         source = final_source(path)
-        target.write_text(stubbed(source, tasks) if tasks else source)
+        raw = path.read_text()
+        target.write_text(stubbed(source, tasks, lambda task: source_after(
+            raw, task.chapter, str(path))) if tasks else source)
     (out / "tests").mkdir(parents=True)
     for path in test_files():
         shutil.copy(path, out / "tests" / path.name)

@@ -10,6 +10,13 @@ and scores them (``scripts/grade.py``).
 ``depends`` lists the tasks whose code a task's tests also run: while one of those is a stub,
 the task's tests fail too. ``tests/test_student_edition.py`` checks the list both ways, by
 stubbing one task at a time.
+
+A task's stub is its function as the task's own chapter has it (Task 4.1's ``execute`` takes
+``root, grad, retain_graph``), and a later chapter that adds lines to it shows them
+highlighted, for the student to add in turn. ``needs_lines`` names, for a task whose tests
+run such a function, the function's task and the chapter whose lines they need: a student
+whose engine stands as chapter 4 leaves it loses those tasks only, and the grader's reason
+says which chapter's lines are missing.
 """
 
 from dataclasses import dataclass
@@ -24,6 +31,7 @@ class Task:
     section: str  # the chapter's section that builds it (a label)
     points: int = 10
     depends: tuple = ()
+    needs_lines: tuple = ()  # (task id, chapter): that task's function, as the chapter leaves it
 
     @property
     def chapter(self):
@@ -32,6 +40,13 @@ class Task:
     @property
     def marker(self):
         return "task" + self.id.replace(".", "_")
+
+    def hint(self):
+        """What the grader adds to the reason this task failed: the later chapters' lines
+        its tests need in the functions of other tasks."""
+        return "; ".join(
+            f"needs {BY_ID[task].qualname} as chapter {chapter} leaves it (the lines "
+            f"chapter {chapter} highlights in it)" for task, chapter in self.needs_lines)
 
     def message(self):
         """What the stub raises: which task, and where the book builds it."""
@@ -72,7 +87,7 @@ TASKS = [
          depends=("4.2", "5.1", "6.1")),
     Task("10.2", "a non-leaf keeps its gradient when asked",
          "toygrad/autograd/hooks.py", "retain_grad", "ch10-retain-grad",
-         depends=("4.1", "4.2", "5.1", "6.1", "10.1")),
+         depends=("4.1", "4.2", "5.1", "6.1", "10.1"), needs_lines=(("4.1", 10),)),
     Task("11.1", "checkpoint recomputes instead of saving",
          "toygrad/utils/checkpoint.py", "checkpoint", "ch11-checkpoint",
          depends=("6.1", "11.2")),
@@ -80,10 +95,10 @@ TASKS = [
          "toygrad/autograd/function.py", "SavedTensor.pack", "ch11-hooks"),
     Task("12.1", "autograd.grad: capture the gradients, run only what leads there",
          "toygrad/autograd/differentiate.py", "grad", "ch12-grad",
-         depends=("4.1", "5.1", "6.1")),
+         depends=("4.1", "5.1", "6.1"), needs_lines=(("4.1", 12),)),
     Task("12.2", "the Jacobians of a function with several outputs, both ways",
          "toygrad/autograd/gradgradcheck.py", "jacobians", "ch12-gradgradcheck",
-         depends=("4.1", "5.1", "6.1", "12.1")),
+         depends=("4.1", "5.1", "6.1", "12.1"), needs_lines=(("4.1", 12),)),
     Task("13.1", "an operation's outputs get their tangents",
          "toygrad/autograd/forward_ad.py", "propagate", "ch13-propagate"),
     Task("13.2", "the Jacobian by forward mode",

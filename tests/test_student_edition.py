@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from chapters import LAST, files_up_to, write_snapshot
+from chapters import LAST, files_up_to, source_after, write_snapshot
 from conftest import _chapter
 
 pytestmark = pytest.mark.instructor
@@ -334,6 +334,61 @@ def test_a_stub_fails_its_task_and_the_tasks_that_depend_on_it_only(task, tmp_pa
     assert set(failing(rows)) == {task.id} | dependents, failing(rows)
     for failed, why in failing(rows).items():
         assert f"Task {task.id} " in why, (failed, why)
+    passes(request)
+
+
+def test_every_stub_has_the_signature_its_task_s_chapter_gives(edition):
+    # Issue 26: Task 4.1's execute is chapter 4's, root, grad and retain_graph; the
+    # parameters chapters 5 and 12 add are the student's to add with those chapters.
+    def arguments(source, qualname):
+        return ast.unparse(student_edition.function_node(ast.parse(source), qualname).args)
+
+    for task in TASKS:
+        raw = (ROOT / "code" / task.path).read_text()
+        given = (edition / "code" / task.path).read_text()
+        assert arguments(given, task.qualname) == arguments(
+            source_after(raw, task.chapter), task.qualname), task.id
+    engine = (edition / "code" / "toygrad" / "autograd" / "engine.py").read_text()
+    assert arguments(engine, "execute") == "root, grad, retain_graph=False"
+
+
+def as_chapter_leaves_it(chapter, task_ids):
+    """A submission's change: each task's function as ``chapter`` leaves it (what a
+    student who typed the book along has by then), the rest the reference's."""
+    tasks = [BY_ID[task_id] for task_id in task_ids]
+
+    def change(path, text):
+        for task in tasks:
+            if str(path.relative_to(path.parents[len(task.path.split("/")) - 1])) == task.path:
+                final = source_after(text, LAST)
+                early = source_after(text, chapter)
+                function = student_edition.function_node(ast.parse(final), task.qualname)
+                earlier = student_edition.function_node(ast.parse(early), task.qualname)
+                lines, early_lines = final.splitlines(True), early.splitlines(True)
+                first = min([function.lineno] + [d.lineno for d in function.decorator_list])
+                start = min([earlier.lineno] + [d.lineno for d in earlier.decorator_list])
+                lines[first - 1:function.end_lineno] = early_lines[start - 1:earlier.end_lineno]
+                text = "".join(lines)
+        return text
+    return change
+
+
+@pytest.mark.parametrize("chapter", [4, 10])
+def test_an_engine_typed_along_loses_only_the_tasks_that_need_later_lines(
+        chapter, tmp_path, request):
+    # Issue 26: a student whose engine stands as chapter 4 leaves it (execute and
+    # AccumulateGrad.apply) earns every task that needs nothing later; the others fail
+    # with a reason that names the chapter whose lines they need.
+    if passed_before(request):
+        return
+    change = as_chapter_leaves_it(chapter, ["4.1", "4.2"])
+    rows = grade.grade(submission(tmp_path / f"engine-{chapter}", change), out=tmp_path)
+    later = {task.id: [c for _, c in task.needs_lines if c > chapter] for task in TASKS}
+    assert set(failing(rows)) == {task_id for task_id, cs in later.items() if cs}
+    assert set(failing(rows))  # chapters 10 and 12 add lines some task needs
+    for task_id, why in failing(rows).items():
+        for needed in later[task_id]:
+            assert f"as chapter {needed} leaves it" in why, (task_id, why)
     passes(request)
 
 

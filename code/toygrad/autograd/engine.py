@@ -433,7 +433,13 @@ def _send(node, grads_out, counts, received, ready, push,
 
 def run_backward(root, grad, retain_graph=False, *more):
     """Run the whole backward pass from ``root`` (see ``execute``, which
-    later chapters give ``more`` arguments)."""
+    later chapters give ``more`` arguments). Arguments left at their
+    defaults (0, None) are not passed: an engine as an earlier chapter
+    leaves it (the one a reader types along) runs every pass that needs
+    nothing the later chapters add."""
+    while more and (more[-1] is None or type(more[-1]) is int
+                    and more[-1] == 0):
+        more = more[:-1]
     collections.deque(execute(root, grad, retain_graph, *more), maxlen=0)
 
 

@@ -13,8 +13,7 @@ from toygrad.autograd import grad_mode
 from toygrad.autograd.function import (
     SavedTensor, WrappedNumber, _refuse_inference)
 from toygrad.autograd.graph import current_saved_tensors_hooks
-from toygrad.dtypes import (
-    DEFAULT_FLOAT, c_name, result_type, true_divide_type)
+from toygrad.dtypes import DEFAULT_FLOAT, result_type, true_divide_type
 from toygrad.tensor import Tensor
 
 
@@ -225,16 +224,6 @@ def _sum_down(array, dims):
             and array.flags.c_contiguous):
         return _ones_column(array.shape[0], array.dtype).T @ array
     return _sum(array, dims, True)
-
-
-# Matrix products. ``matmul`` picks one as ``torch.matmul`` does.
-
-
-def _same_dtype(a, b):
-    if a.dtype != b.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{c_name(a.dtype)} != {c_name(b.dtype)}")
 
 
 @functools.lru_cache(maxsize=64)

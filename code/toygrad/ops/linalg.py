@@ -7,13 +7,21 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
-from toygrad.dtypes import torch_name
+from toygrad.dtypes import c_name, torch_name
 from toygrad.ops.common import (
-    _same_dtype, broadcast_shape, saved_by_each_other,
-    written_below_autograd)
+    broadcast_shape, saved_by_each_other, written_below_autograd)
 from toygrad.ops.shapes import (
     Clone, SqueezeDims, T, UnsafeView, unbroadcast)
 from toygrad.tensor import Tensor
+
+
+# Matrix products. ``matmul`` picks one as ``torch.matmul`` does.
+
+def _same_dtype(a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{c_name(a.dtype)} != {c_name(b.dtype)}")
 
 
 def mm(a, b):

@@ -60,7 +60,8 @@ class SnapshotInclude(LiteralInclude):
     def added(self, chapter):
         env = self.state.document.settings.env
         _, path = env.relfn2path(self.arguments[0])
-        earlier = Path(path.replace(f"/ch{chapter:02}/", f"/ch{chapter - 1:02}/"))
+        head, _, tail = path.rpartition(f"/ch{chapter:02}/toygrad/")
+        earlier = Path(f"{head}/ch{chapter - 1:02}/toygrad/{tail}")
         if chapter <= 2 or not earlier.is_file():
             return []
         try:

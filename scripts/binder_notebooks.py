@@ -90,8 +90,8 @@ def parse_options(lines):
     return options
 
 
-INCLUDE_OPTIONS = {"pyobject", "start-after", "start-at", "end-before", "dedent", "language",
-                   "linenos"}
+INCLUDE_OPTIONS = {"pyobject", "start-after", "start-at", "end-before", "end-at", "dedent",
+                   "language", "linenos"}
 
 
 def read_include(chapter_dir, target, options):
@@ -131,6 +131,9 @@ def read_include_plain(path, options):
     if options.get("end-before"):
         index = next(i for i, line in enumerate(lines) if options["end-before"] in line)
         lines = lines[:index]
+    if options.get("end-at"):
+        index = next(i for i, line in enumerate(lines) if options["end-at"] in line)
+        lines = lines[:index + 1]
     text = "".join(lines)
     if "dedent" in options:
         text = textwrap.dedent(text)

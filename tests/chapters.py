@@ -121,7 +121,23 @@ def source_after(text, chapter, where="<text>"):
             indent, code = EARLIER.match(line.rstrip("\n")).groups()
             line = (indent + code if code else "") + "\n"
         kept.append(line)
-    return "".join(kept)
+    return _tidy_blank_lines(kept)
+
+
+def _tidy_blank_lines(lines):
+    """The lines joined, with the blank lines that removed regions leave behind cut back:
+    at most two in a row, and one before an indented line (inside a class or a def)."""
+    out, blank = [], 0
+    for line in lines:
+        if not line.strip():
+            blank += 1
+            continue
+        limit = 1 if line[0] in " \t" else 2
+        out.extend(["\n"] * min(blank, limit) if out else [])
+        out.append(line)
+        blank = 0
+    out.extend(["\n"] * min(blank, 1))
+    return "".join(out)
 
 
 def snapshot(chapter, package=PACKAGE):

@@ -45,8 +45,9 @@ class Task:
         """What the grader adds to the reason this task failed: the later chapters' lines
         its tests need in the functions of other tasks."""
         return "; ".join(
-            f"needs {BY_ID[task].qualname} as chapter {chapter} leaves it (the lines "
-            f"chapter {chapter} highlights in it)" for task, chapter in self.needs_lines)
+            f"this task runs {BY_ID[task].qualname} as chapter {chapter} leaves it: if "
+            f"yours lacks the lines chapter {chapter} highlights in it, add them"
+            for task, chapter in self.needs_lines)
 
     def message(self):
         """What the stub raises: which task, and where the book builds it."""

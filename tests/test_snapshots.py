@@ -224,3 +224,42 @@ def test_a_listing_highlights_what_its_chapter_adds_and_nothing_else(snapshots):
                     assert line.strip() not in now - then, (page.name, target, line)
             highlighted += bool(marked)
     assert highlighted >= 3
+
+
+def test_no_listing_shows_a_task_s_solution_before_the_task_s_chapter(snapshots):
+    # Chapter 3 shows AccumulateGrad up to Task 4.2's method, not its body.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import student_edition
+    from tasks import TASKS
+
+    checked = 0
+    for task in TASKS:
+        text = source_after((chapters.PACKAGE.parent / task.path).read_text(), task.chapter)
+        first, last = student_edition.body_lines(text, task.qualname)
+        body = {line.strip() for line in text.splitlines()[first - 1:last]
+                if len(line.strip()) > 24 and not line.strip().startswith("#")}
+        for page in PAGES:
+            if not page.name.startswith("ch") or page_chapter(page) >= task.chapter:
+                continue
+            for target, options, path in listings(page):
+                if path is None:
+                    continue
+                shown = binder_notebooks.read_include(page.parent, target, options)
+                leaked = {line.strip() for line in shown.splitlines()} & body
+                assert len(leaked) < 3, (page.name, task.id, leaked)  # (a line may recur)
+                checked += 1
+    assert checked > 100
+
+
+def test_no_marker_stands_inside_a_string():
+    # A marker in a docstring would show in help() of the final package.
+    import tokenize
+
+    found = []
+    for path in sorted(chapters.PACKAGE.rglob("*.py")):
+        with open(path) as source:
+            for token in tokenize.generate_tokens(source.readline):
+                if token.type == tokenize.STRING and re.search(
+                        r"^[ \t]*#[<>|]", token.string, re.MULTILINE):
+                    found.append((path.name, token.start[0]))
+    assert found == []

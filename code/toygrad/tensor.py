@@ -34,8 +34,6 @@ _NON_LEAF_GRAD = (
     "information.")
 
 
-
-
 _CREATE_GRAPH_CYCLE = (
     "Using backward() with create_graph=True will create a reference cycle "
     "between the parameter and its gradient which can cause a memory leak. We "
@@ -110,9 +108,6 @@ def _must_be_tensor(function, name, position, value):
         raise TypeError(f"{function}(): argument '{name}' (position "
                         f"{position}) must be Tensor, not "
                         f"{type(value).__name__}")
-
-
-
 
 
 class Tensor:
@@ -556,9 +551,6 @@ class Tensor:
         Unless ``retain_graph``, the graph's saved tensors are freed
         afterwards. With ``create_graph`` the backward pass is itself
         recorded, so gradients can be differentiated again.
-        #> ch12
-        With ``inputs``, only those tensors accumulate.
-        #< ch12
         """
         if unsupported:
             _refuse("Tensor.backward", unsupported)
@@ -601,8 +593,13 @@ class Tensor:
         # The backward pass is recorded only with create_graph.
         state = grad_mode.state
         enabled, grad = state.enabled, state.grad
-        state.grad = create_graph  # never recorded in inference mode
-        state.enabled = create_graph and not state.inference
+        state.grad = create_graph
+        #> ch05 until ch10
+        #| state.enabled = create_graph
+        #< ch05 until ch10
+        #> ch10
+        state.enabled = create_graph and not state.inference  # (never in it)
+        #< ch10
         try:
             if state.enabled:
                 refuse_create_graph(node)
@@ -1031,7 +1028,6 @@ def _refuse(where, unsupported):
         raise NotImplementedError(
             f"toygrad's {where} does not support the argument(s) "
             f"{', '.join(sorted(unsupported))}")
-
 
 
 float32, float64, int64 = np.float32, np.float64, np.int64

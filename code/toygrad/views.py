@@ -186,10 +186,12 @@ class Scatter(Function):
     def backward(ctx, grad):
         return Gather.apply(grad, ctx.positions), None, None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, tgrad, _positions, _shape):  # chapter 13: linear in grad
         _, positions, base_shape = ctx.primals
         return Scatter.apply(tgrad, positions, base_shape)
+    #< ch13
 
 
 class Gather(Function):
@@ -205,9 +207,11 @@ class Gather(Function):
     def backward(ctx, grad):
         return Scatter.apply(grad, ctx.positions, ctx.base_shape), None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, tbase, _):  # chapter 13: linear in base
         return Gather.apply(tbase, ctx.positions)
+    #< ch13
 
 
 class CopySlices(Node):
@@ -276,9 +280,11 @@ class Overwrite(Function):
         return (Overwrite.apply(grad, None, positions) if need_base else None,
                 Gather.apply(grad, positions) if need_value else None, None)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, tbase, tvalue, _):  # chapter 13: linear in both
         return Overwrite.apply(tbase, tvalue, ctx.positions)
+    #< ch13
 
 
 # In-place operations.

@@ -42,8 +42,7 @@ anomaly = anomaly_mode.state
 #> ch05
 
 # References to a gradient that the engine holds besides those that
-# Tensor._can_steal counts: one more while a leaf's hooks run (chapter 10's
-# _StealingCounted, below).
+# Tensor._can_steal counts (chapter 9).
 references = types.SimpleNamespace(held_by_engine=0)
 #< ch05
 #> ch10
@@ -67,11 +66,11 @@ def _call_function(node, grads_in):
 
 
 class _StealingCounted:
-    """Chapter 9: run a leaf's AccumulateGrad after its hooks, telling
+    """Run a leaf's AccumulateGrad after its hooks, telling
     ``Tensor._can_steal`` that the engine's tuple of what the node
     received still holds the gradient, where the hooks left it unchanged
     in a new list: a reference PyTorch's engine (which moves gradients)
-    does not have."""
+    does not have (``references``; chapter 9's stealing)."""
 
     def __init__(self, received):
         self.received = received
@@ -129,17 +128,15 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
     ``grad`` is the output's gradient. A generator: after each node runs it
     yields ``(node, grads_in, grads_out)``, so a caller can watch the pass
     step by step; ``run_backward`` simply exhausts it.
+    """
     #> ch05
-
-    Chapter 5: ``input_nr`` says which output of ``root`` the output is.
+    # input_nr: which output of ``root`` the output is (chapter 5).
     #< ch05
     #> ch12
-
-    Chapter 12: ``needed``, if given, is the set of nodes to run, and
-    ``captures`` maps nodes to the ``(slot, where)`` pairs of the gradients
-    to take from them, as ``autograd.grad`` asks (see ``capture``).
+    # needed, if given: the set of nodes to run; captures: for some nodes,
+    # the (slot, where) pairs of the gradients to take from them, as
+    # autograd.grad asks (see capture). Chapter 12.
     #< ch12
-    """
     #> ch10 PyTorch's order, once hooks (or chapter 11's checks) can see it
     if ordered.hooks or anomaly.enabled:
         yield from execute_in_pytorch_order(
@@ -431,16 +428,24 @@ def _send(node, grads_out, counts, received, ready, push,
 #< ch10
 
 
+#> ch04 until ch05
+#| def run_backward(root, grad, retain_graph=False):
+#|     """Run the whole backward pass from ``root`` (see ``execute``)."""
+#|     collections.deque(execute(root, grad, retain_graph), maxlen=0)
+#< ch04 until ch05
+#> ch05
 def run_backward(root, grad, retain_graph=False, *more):
     """Run the whole backward pass from ``root`` (see ``execute``, which
     later chapters give ``more`` arguments). Arguments left at their
     defaults (0, None) are not passed: an engine as an earlier chapter
     leaves it (the one a reader types along) runs every pass that needs
-    nothing the later chapters add."""
+    nothing the later chapters add, and a pass that does gets Python's
+    error for the argument the engine lacks."""
     while more and (more[-1] is None or type(more[-1]) is int
                     and more[-1] == 0):
         more = more[:-1]
     collections.deque(execute(root, grad, retain_graph, *more), maxlen=0)
+#< ch05
 
 
 #> ch12

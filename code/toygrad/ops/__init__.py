@@ -27,12 +27,11 @@ defines it.
 
 from types import ModuleType
 
-from toygrad.dtypes import canonical_dim, canonical_dims, check_dtype
+from toygrad.dtypes import (  # noqa: F401 (toygrad.ops.canonical_dim...)
+    canonical_dim, canonical_dims, check_dtype)
 from toygrad.ops import (
     common, indexing, inplace, linalg, nn_functions, pointwise, reductions,
     shapes)
-
-__all__ = ["canonical_dim", "canonical_dims", "check_dtype"]  # re-exported
 
 for _module in (common, shapes, pointwise, indexing, reductions, linalg,
                 nn_functions, inplace):

@@ -58,6 +58,7 @@ def broadcast_shape(a, b):
     return tuple(reversed(shape))
 
 
+#> ch13
 def linear_in(*positions):
     """The ``jvp`` of an operation linear in the inputs at ``positions``:
     the operation itself, applied to their tangents (chapter 13)."""
@@ -67,6 +68,7 @@ def linear_in(*positions):
             args[position] = tangents[position]
         return ctx._forward_cls.apply(*args)
     return staticmethod(jvp)
+#< ch13
 
 
 def alpha(value, x):

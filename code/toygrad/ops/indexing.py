@@ -10,7 +10,10 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
-from toygrad.ops.common import linear_in, written_by_a_formula
+from toygrad.ops.common import written_by_a_formula
+#> ch13
+from toygrad.ops.common import linear_in
+#< ch13
 from toygrad.ops.shapes import Alias, Unsqueeze
 from toygrad.tensor import Tensor
 
@@ -138,7 +141,9 @@ class Select(Function):
         embed = ctx._forward_cls.embed  # SelectBackward, or SliceBackward
         return embed.apply(grad, ctx.shape, ctx.dim, ctx.item), None, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Slice(Select):
@@ -162,7 +167,9 @@ class SelectBackward(Function):
         take = ctx._forward_cls.take_back  # Select, or Slice
         return take.apply(grad, ctx.dim, ctx.item), None, None, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class SliceBackward(SelectBackward):
@@ -192,7 +199,9 @@ class Unbind(Function):
     def backward(ctx, *grads):
         return Stack.apply(ctx.dim, *grads), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Stack(Function):
@@ -208,9 +217,11 @@ class Stack(Function):
     def backward(ctx, grad):
         return (None,) + Unbind.apply(grad, ctx.dim)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, _, *tangents):
         return Stack.apply(ctx.dim, *tangents)
+    #< ch13
 
 
 class Fill(Function):
@@ -230,9 +241,11 @@ class Fill(Function):
         return (Tensor(np.zeros_like(grad.data)) if need_a else None,
                 grad.sum() if need_value else None)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, tvalue):  # chapter 13: the value's tangent, filled
         return Fill.apply(ta, tvalue)
+    #< ch13
 
 
 class MaskedFill(Function):
@@ -258,7 +271,9 @@ class MaskedFill(Function):
                 MaskedSelect.apply(grad, mask.data).sum()
                 if need_value else None)
 
+    #> ch13
     jvp = linear_in(0, 2)
+    #< ch13
 
 
 class MaskedSelect(Function):
@@ -277,7 +292,9 @@ class MaskedSelect(Function):
         zeros = Tensor(np.zeros(a.shape, grad.dtype))
         return MaskedScatter.apply(zeros, mask.data, grad), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class MaskedScatter(Function):
@@ -303,7 +320,9 @@ class MaskedScatter(Function):
         return (None, None,
                 MaskedSelect.apply(grad, mask.data) if need_source else None)
 
+    #> ch13
     jvp = linear_in(0, 2)
+    #< ch13
 
 
 def _value_selecting_backward(grad, index, shape, dim, keepdim):
@@ -357,7 +376,9 @@ class Scatter(Function):
         return (None, None, None,
                 Gather.apply(grad, ctx.dim, index.data) if need_src else None)
 
+    #> ch13
     jvp = linear_in(0, 3)
+    #< ch13
 
 
 class Gather(Function):
@@ -379,7 +400,9 @@ class Gather(Function):
         zeros = Tensor(np.zeros(a.shape, grad.dtype))
         return ScatterAdd.apply(zeros, ctx.dim, index.data, grad), None, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class ScatterAdd(Function):
@@ -406,4 +429,6 @@ class ScatterAdd(Function):
         return (grad if need_a else None, None, None,
                 Gather.apply(grad, ctx.dim, index.data) if need_src else None)
 
+    #> ch13
     jvp = linear_in(0, 3)
+    #< ch13

@@ -9,7 +9,10 @@ the history.
 import numpy as np
 
 from toygrad.autograd.function import Function, ToCopy
-from toygrad.ops.common import _zeros_like, linear_in
+from toygrad.ops.common import _zeros_like
+#> ch13
+from toygrad.ops.common import linear_in
+#< ch13
 from toygrad.ops.shapes import unbroadcast
 from toygrad.tensor import Tensor
 
@@ -28,7 +31,9 @@ class Zero(Function):
     def backward(ctx, grad):
         return _zeros_like(grad)  # zeros_like(grad), as PyTorch's
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Copy(Function):
@@ -51,4 +56,6 @@ class Copy(Function):
         return (_zeros_like(grad) if need_a else None,
                 unbroadcast(grad, shape) if need_source else None)
 
+    #> ch13
     jvp = linear_in(0, 1)
+    #< ch13

@@ -147,10 +147,12 @@ class Mm(Function):
         return (_grad_of_left(grad, b, a_columns) if need_a and b is not None
                 else None, grad_b)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
         return ta.mm(b) + a.mm(tb)
+    #< ch13
 
 
 class Addmm(Function):
@@ -183,10 +185,12 @@ class Addmm(Function):
         return (unbroadcast(grad, ctx.bias_shape) if need_bias else None,
                 grad_a, grad_b)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, tbias, ta, tb):
         _, a, b = ctx.primals
         return tbias + ta.mm(b) + a.mm(tb)
+    #< ch13
 
 
 class Mv(Function):
@@ -208,10 +212,12 @@ class Mv(Function):
                 else None,
                 a.t().mv(grad) if need_v and a is not None else None)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, tv):
         a, v = ctx.primals
         return ta.mv(v) + a.mv(tv)
+    #< ch13
 
 
 class Dot(Function):
@@ -230,10 +236,12 @@ class Dot(Function):
         return (grad * w if need_v and w is not None else None,
                 grad * v if need_w and v is not None else None)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, tv, tw):
         v, w = ctx.primals
         return Dot.apply(tv, w) + Dot.apply(v, tw)
+    #< ch13
 
 
 class Bmm(Function):
@@ -256,10 +264,12 @@ class Bmm(Function):
         return (grad.bmm(b.transpose(1, 2)) if need_a and b is not None
                 else None, grad_b)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
         return ta.bmm(b) + a.bmm(tb)
+    #< ch13
 
 
 def matmul(a, b):

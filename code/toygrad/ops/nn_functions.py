@@ -6,7 +6,10 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
-from toygrad.ops.common import _ones_column, linear_in
+from toygrad.ops.common import _ones_column
+#> ch13
+from toygrad.ops.common import linear_in
+#< ch13
 from toygrad.tensor import Tensor
 
 
@@ -36,10 +39,12 @@ class LogSoftmax(Function):
                                                 ctx.dim)), None
         return LogSoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, _):
         (out,) = ctx.results
         return ta - (ta * out.exp()).sum(ctx.dim, keepdim=True)
+    #< ch13
 
 
 def _rows(x, dim):
@@ -118,12 +123,14 @@ class LogSoftmaxBackwardData(Function):
                     if need_out else None)
         return grad_g, grad_out, None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, tgrad, tout, _):
         grad, out, _ = ctx.primals
         softmax = out.exp()
         return (LogSoftmaxBackwardData.apply(tgrad, out, ctx.dim)
                 - tout * softmax * grad.sum(ctx.dim, keepdim=True))
+    #< ch13
 
 
 class NllLoss(Function):
@@ -190,7 +197,9 @@ class NllLoss(Function):
                                       total_weight.data, how),
                 None, None, None, None)
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def _nll_loss_backward(grad, shape, target, total_weight, how):
@@ -235,4 +244,6 @@ class NllLossBackward(Function):
                 Tensor(np.zeros(ctx.shape, grad_grad.dtype))
                 if need_log_probs else None, None, None, None)
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13

@@ -8,11 +8,17 @@ relu.
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, ToCopy, ZeroTangent
+from toygrad.autograd.function import Function, ToCopy
+#> ch13
+from toygrad.autograd.function import ZeroTangent
+#< ch13
 from toygrad.dtypes import refuse_operand, result_type, true_divide_type
 from toygrad.ops.common import (
     _is_bool, _number, _promote, _wrap, _zeros_like, broadcast_shape,
-    computes_gradient, linear_in, saved_before_checks)
+    computes_gradient, saved_before_checks)
+#> ch13
+from toygrad.ops.common import linear_in
+#< ch13
 from toygrad.ops.shapes import unbroadcast
 from toygrad.tensor import Tensor
 
@@ -114,7 +120,9 @@ class Add(Function):
                 unbroadcast(grad_b, b_shape) if need_b else None) + (
                     (None,) if ctx.alpha else ())
 
+    #> ch13
     jvp = linear_in(0, 1)
+    #< ch13
 
 
 class Sub(Function):
@@ -137,7 +145,9 @@ class Sub(Function):
                 unbroadcast(grad_b, b_shape) if need_b else None) + (
                     (None,) if ctx.alpha else ())
 
+    #> ch13
     jvp = linear_in(0, 1)
+    #< ch13
 
 
 def _add_scaled(x, y, alpha):
@@ -199,9 +209,11 @@ class Rsub(Function):
     def backward(ctx, grad):
         return -grad, None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, _):
         return -ta
+    #< ch13
 
 
 class Mul(Function):
@@ -232,6 +244,7 @@ class Mul(Function):
         return (unbroadcast(grad * b, a_shape) if need_a and b is not None
                 else None, grad_b)
 
+    #> ch13
     # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
     # is absent (a ZeroTangent) is dropped, as in PyTorch, not 0 * a.
     @staticmethod
@@ -242,6 +255,7 @@ class Mul(Function):
         if type(ta) is ZeroTangent:
             return a * tb
         return ta * b + a * tb
+    #< ch13
 
 
 # PyTorch's formulas are C++, where ``grad * 2`` and ``x - 1`` take the
@@ -270,7 +284,9 @@ class MulScalar(Function):
     def backward(ctx, grad):
         return MulScalar.apply(grad, ctx.number), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class AddScalar(Function):
@@ -287,7 +303,9 @@ class AddScalar(Function):
     def backward(ctx, grad):
         return grad, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class SubScalar(Function):
@@ -304,7 +322,9 @@ class SubScalar(Function):
     def backward(ctx, grad):
         return grad, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Div(Function):
@@ -333,6 +353,7 @@ class Div(Function):
         grad_b = unbroadcast(-grad * (a / b / b), b_shape) if need_b else None
         return unbroadcast(grad / b, a_shape) if need_a else None, grad_b
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.primals
@@ -342,6 +363,7 @@ class Div(Function):
         if type(ta) is ZeroTangent:
             return -(tb * out) / b
         return (ta - out * tb) / b
+    #< ch13
 
 
 class Neg(Function):
@@ -355,7 +377,9 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class PowScalar(Function):
@@ -377,10 +401,12 @@ class PowScalar(Function):
         (a,) = ctx.saved_tensors
         return _pow_backward(grad, a, ctx.exponent), None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, _):
         (a,) = ctx.primals[:1]
         return _pow_backward(ta, a, ctx.exponent)
+    #< ch13
 
 
 # PyTorch computes a float tensor to these numbers by products, divisions
@@ -437,6 +463,7 @@ class Pow(Function):
         return (unbroadcast(_pow_backward_self(grad, a, b), a.shape)
                 if need_a else None, grad_b)
 
+    #> ch13
     # PyTorch's jvp: the two backward formulas applied to the tangents.
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -444,6 +471,7 @@ class Pow(Function):
         (out,) = ctx.results
         return (_pow_backward_self(ta, a, b)
                 + _pow_backward_exponent(tb, a, b, out))
+    #< ch13
 
 
 def _pow_backward_self(grad, a, b):
@@ -490,9 +518,11 @@ class ZeroWhere(Function):
         return (None, zero_where(condition.data, grad) if need_x else None,
                 None)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, _, tx, __):
         return zero_where(ctx.condition, tx)
+    #< ch13
 
 
 class RPow(Function):
@@ -514,10 +544,12 @@ class RPow(Function):
         a, out = ctx.saved_tensors
         return _rpow_backward(grad, a, out, ctx), None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, _):
         (out,) = ctx.results
         return _rpow_backward(ta, ctx.primals[0], out, ctx)
+    #< ch13
 
 
 def _rpow_backward(grad, a, out, ctx):
@@ -548,10 +580,12 @@ class Reciprocal(Function):
         # product of the gradient by out can overflow where this does not)
         return -grad * (out * out)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         (out,) = ctx.results
         return -ta * out * out
+    #< ch13
 
 
 # Elementwise functions.
@@ -571,10 +605,12 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         (out,) = ctx.results
         return ta * out
+    #< ch13
 
 
 class Log(Function):
@@ -591,10 +627,12 @@ class Log(Function):
         (a,) = ctx.saved_tensors
         return grad / a
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         (a,) = ctx.primals
         return ta / a
+    #< ch13
 
 
 class Tanh(Function):
@@ -611,10 +649,12 @@ class Tanh(Function):
         (out,) = ctx.saved_tensors
         return TanhBackward.apply(grad, out)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         (out,) = ctx.results
         return ta * (1 - out * out)
+    #< ch13
 
 
 class TanhBackward(Function):
@@ -638,11 +678,13 @@ class TanhBackward(Function):
                 grad_grad * (MulScalar.apply(out, -2) * grad) if need_out
                 else None)
 
+    #> ch13
     # (g (1 - o^2))' = g' (1 - o^2) - 2 g o o'
     @staticmethod
     def jvp(ctx, t_grad, t_out):
         grad, out = ctx.primals
         return t_grad * (1 - out * out) - 2 * grad * out * t_out
+    #< ch13
 
 
 def _one_minus_square(o):
@@ -689,10 +731,12 @@ class Sigmoid(Function):
         (out,) = ctx.saved_tensors
         return SigmoidBackward.apply(grad, out)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         (out,) = ctx.results
         return ta * out * (1 - out)
+    #< ch13
 
 
 class SigmoidBackward(Function):
@@ -716,11 +760,13 @@ class SigmoidBackward(Function):
                 grad_grad * grad * AddScalar.apply(MulScalar.apply(out, -2), 1)
                 if need_out else None)
 
+    #> ch13
     # (g o (1 - o))' = g' o (1 - o) + g (1 - 2 o) o'
     @staticmethod
     def jvp(ctx, t_grad, t_out):
         grad, out = ctx.primals
         return t_grad * out * (1 - out) + grad * (1 - 2 * out) * t_out
+    #< ch13
 
 
 def relu(x):
@@ -750,10 +796,12 @@ class Relu(Function):
             return Tensor(_threshold_backward(grad.data, out.data))
         return ThresholdBackward.apply(grad, out)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         (out,) = ctx.results
         return ThresholdBackward.apply(ta, out)
+    #< ch13
 
 
 def _threshold_backward(grad, out):
@@ -801,4 +849,6 @@ class ThresholdBackward(Function):
         return (ThresholdBackward.apply(grad_grad, out) if need_grad else None,
                 _zeros_like(grad_grad) if need_out else None)
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13

@@ -10,8 +10,11 @@ from toygrad.autograd import grad_mode
 from toygrad.autograd.function import Function
 from toygrad.dtypes import canonical_dim, canonical_dims, torch_name
 from toygrad.ops.common import (
-    _constant, _sum, linear_in, saved_before_checks, written_below_autograd,
+    _constant, _sum, saved_before_checks, written_below_autograd,
     written_by_a_formula)
+#> ch13
+from toygrad.ops.common import linear_in
+#< ch13
 from toygrad.ops.indexing import MaskedFill, _value_selecting_backward
 from toygrad.ops.shapes import Unsqueeze
 from toygrad.tensor import MaxResult, Tensor
@@ -86,7 +89,9 @@ class DivScalar(Function):
     def backward(ctx, grad):
         return DivScalar.apply(grad, ctx.number), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class SumAll(Function):
@@ -101,7 +106,9 @@ class SumAll(Function):
     def backward(ctx, grad):
         return grad.expand(ctx.shape)
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Sum(Function):
@@ -117,7 +124,9 @@ class Sum(Function):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class MeanAll(Function):
@@ -134,7 +143,9 @@ class MeanAll(Function):
         return DivScalar.apply(grad.expand(ctx.shape),
                                int(np.prod(ctx.shape)))
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Mean(Function):
@@ -154,7 +165,9 @@ class Mean(Function):
         return (DivScalar.apply(_expand_back(grad, shape, dims, ctx.keepdim),
                                 count), None, None)
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def reduce_max(x, dim=None, keepdim=False):
@@ -203,6 +216,7 @@ class MaxAll(Function):
         a, out = ctx.saved_tensors
         return _evenly_distribute(grad, a.data, out.data)
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta):
         # The mean of the tangents where the max is, as PyTorch's
@@ -213,6 +227,7 @@ class MaxAll(Function):
         with np.errstate(divide="ignore", invalid="ignore"):
             share = ta / Tensor(np.asarray(where.sum()))
             return (_constant(where.astype(ta.dtype)) * share).sum()
+    #< ch13
 
 
 _MAX_OF_SIGNED_ZEROS = (
@@ -275,6 +290,7 @@ class MaxDim(Function):
         return _value_selecting_backward(grad_values, indices.data, ctx.shape,
                                          ctx.dim, ctx.keepdim), None, None
 
+    #> ch13
     @staticmethod
     def jvp(ctx, ta, _dim, _keepdim):
         values, indices = ctx.results
@@ -283,3 +299,4 @@ class MaxDim(Function):
             indices.data, ctx.dim)
         picked = np.take_along_axis(data, index, axis=ctx.dim)
         return Tensor(picked.reshape(values.shape)), None
+    #< ch13

@@ -11,10 +11,16 @@ base (``toygrad.autograd.function.track``).
 import numpy as np
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import Function, dual, untracked
+from toygrad.autograd.function import Function, untracked
+#> ch13
+from toygrad.autograd.function import dual
+#< ch13
 from toygrad.dtypes import canonical_dim, tensor_type
 from toygrad.ops.common import (
-    _sum_down, broadcast_shape, linear_in, written_below_autograd)
+    _sum_down, broadcast_shape, written_below_autograd)
+#> ch13
+from toygrad.ops.common import linear_in
+#< ch13
 from toygrad.tensor import Tensor
 
 
@@ -38,7 +44,12 @@ def unbroadcast(grad, shape):
     dims = tuple(range(lead)) + tuple(
         i for i in range(lead, len(have))
         if shape[i - lead] == 1 and have[i] != 1)
+    #> ch05 until ch13
+    #| if grad_mode.state.enabled:
+    #< ch05 until ch13
+    #> ch13
     if grad_mode.state.enabled or dual.level >= 0:
+    #< ch13
         if dims:
             grad = grad.sum(dims, keepdim=True)
         return View.apply(grad, shape) if lead else grad
@@ -124,7 +135,9 @@ class View(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class ReshapeAlias(View):
@@ -145,7 +158,9 @@ class UnsafeView(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Clone(Function):
@@ -159,7 +174,9 @@ class Clone(Function):
     def backward(ctx, grad):
         return grad
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Alias(Function):
@@ -179,7 +196,9 @@ class Alias(Function):
     def backward(ctx, grad):
         return grad
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def permute(x, dims):
@@ -212,7 +231,9 @@ class Permute(Function):
     def backward(ctx, grad):
         return grad.permute(tuple(np.argsort(ctx.dims).tolist())), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def transpose(x, dim0, dim1):
@@ -237,7 +258,9 @@ class Transpose(Function):
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims), None, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def t(x):
@@ -265,11 +288,18 @@ class T(Function):
         # A view of grad, as PyTorch's grad.t(): it may become a leaf's
         # .grad as it is (Tensor._can_steal), sharing grad's memory and
         # version counter.
+        #> ch05 until ch13
+        #| if grad_mode.state.enabled:
+        #< ch05 until ch13
+        #> ch13
         if grad_mode.state.enabled or dual.level >= 0:
+        #< ch13
             return T.apply(grad)
         return untracked(T, grad, grad.data.T)
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class Unsqueeze(Function):
@@ -296,7 +326,9 @@ class Unsqueeze(Function):
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def squeeze(x, dim=None):
@@ -335,7 +367,9 @@ class Squeeze(Function):
             grad = grad.unsqueeze(dim)
         return grad, None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 class SqueezeDim(Squeeze):
@@ -389,7 +423,6 @@ def expanded_shape(x, shape):
     return tuple(final)
 
 
-
 class Expand(Function):
     node_name = "ExpandBackward0"
     is_view = True
@@ -425,7 +458,9 @@ class Expand(Function):
     def backward(ctx, grad):
         return unbroadcast(grad, ctx.shape), None
 
+    #> ch13
     jvp = linear_in(0)
+    #< ch13
 
 
 def sum_to_size(x, shape):

@@ -55,11 +55,16 @@ ordered = types.SimpleNamespace(hooks=False)
 
 
 def _call_function(node, grads_in):
-    """Run ``node`` with its hooks (chapter 10) and, in anomaly mode, its
-    checks (chapter 11); return the gradients it received and sent."""
+    """Run ``node`` with its hooks (chapter 10); return the gradients it
+    received and sent."""
+    #> ch10 until ch11
+    #| run = None
+    #< ch10 until ch11
+    #> ch11 and, in anomaly mode, its checks
     run = anomaly_mode.apply if anomaly.enabled else None
     if node._hooks is None:
         return grads_in, run(node, grads_in)
+    #< ch11
     if run is None and type(node) is AccumulateGrad:
         run = _StealingCounted(grads_in)
     return extensions.call_function(node, grads_in, run)
@@ -270,16 +275,18 @@ def execute(root, grad, retain_graph=False, input_nr=0, needed=None,
 
 def add_gradient(buffer, key, g):
     """Add ``g`` to the gradient ``buffer[key]``, which a node received
-    before for the same input: ``buffer[key] + g``.
-
-    Chapter 9: PyTorch's ``InputBuffer`` adds in place into a gradient that
-    only it holds, whose memory no other tensor shares, outside
-    ``create_graph``; the sum's ``_version`` shows it (``x * x`` gives
-    ``x.grad._version == 1``). A toygrad tensor does the same
-    (``Tensor._accumulate``); a scalar ``Value`` simply adds.
-    """
+    before for the same input: ``buffer[key] + g``."""
+    #> ch04 until ch09
+    #| buffer[key] = buffer[key] + g
+    #< ch04 until ch09
+    #> ch09 in place, as PyTorch's InputBuffer
+    # PyTorch's InputBuffer adds in place into a gradient that only it holds,
+    # whose memory no other tensor shares, outside create_graph; the sum's
+    # _version shows it (x * x gives x.grad._version == 1). A toygrad tensor
+    # does the same (Tensor._accumulate); a scalar Value simply adds.
     accumulate = getattr(buffer[key], "_accumulate", None)
     buffer[key] = buffer[key] + g if accumulate is None else accumulate(g)
+    #< ch09
 
 
 #> ch10

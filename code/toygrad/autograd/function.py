@@ -79,7 +79,12 @@ class SavedTensor:
     so that no reference cycle forms; ``unpack`` puts the link back.
     """
 
+    #> ch05 until ch11
+    #| __slots__ = ("tensor", "version", "output_nr")
+    #< ch05 until ch11
+    #> ch11
     __slots__ = ("tensor", "version", "output_nr", "packed")
+    #< ch11
 
     def __init__(self, tensor, node, hooks=None):
         #> ch10
@@ -120,7 +125,12 @@ class SavedTensor:
                 "been modified by an inplace operation: "
                 f"{_type_and_shape(tensor)}{origin} is at version "
                 f"{tensor._version}; expected version {self.version} instead. "
+                #> ch05 until ch11
+                #| + _HINT)
+                #< ch05 until ch11
+                #> ch11
                 + (_HINT_ANOMALY if anomaly.enabled else _HINT))
+                #< ch11
         if self.output_nr is None:
             return tensor
         output = tensor._alias()

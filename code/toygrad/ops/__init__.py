@@ -21,12 +21,14 @@ The modules, each built only on those before it:
 
 A backward formula that needs an operation of a later module calls it as a
 tensor method (``grad.sum(dims, keepdim=True)``), as PyTorch's formulas call
-``at::`` functions. ``toygrad.ops.X`` names every operation, whichever module
-defines it.
+``at::`` functions. ``toygrad.ops.X`` names every operation and helper,
+whichever module defines it (the loop below gathers them).
 """
 
 from types import ModuleType
 
+# ToCopy, the engine's cast and an operation too, is defined with Function.
+from toygrad.autograd.function import Function, ToCopy  # noqa: F401
 from toygrad.dtypes import (  # noqa: F401 (toygrad.ops.canonical_dim...)
     canonical_dim, canonical_dims, check_dtype)
 from toygrad.ops import (
@@ -41,6 +43,3 @@ for _module in (common, shapes, pointwise, indexing, reductions, linalg,
         and getattr(value, "__module__", _module.__name__)
         == _module.__name__})
 del _module
-
-# The engine's cast, an operation too, is defined with Function.
-from toygrad.autograd.function import Function, ToCopy  # noqa: E402,F401

@@ -140,8 +140,9 @@ class Mm(Function):
         b, a = ctx.saved_tensors
         a_columns, b_columns = ctx.column_major
         # The right matrix's gradient first, as PyTorch's MmBackward0
-        # computes them (what a pack hook sees under create_graph).
-        need_a, need_b = ctx.needs_input_grad  # narrowed by autograd.grad
+        # computes them (which shows in the order a create_graph pass
+        # records them), and only the gradients the pass needs.
+        need_a, need_b = ctx.needs_input_grad
         grad_b = (_grad_of_right(grad, a, b_columns) if need_b and a
                   is not None else None)
         return (_grad_of_left(grad, b, a_columns) if need_a and b is not None

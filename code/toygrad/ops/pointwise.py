@@ -233,11 +233,10 @@ class Mul(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_shape, b_shape = ctx.shapes
-        # Only the gradients the pass needs (narrowed by autograd.grad, as
-        # PyTorch's task_should_compute_output): under create_graph each
-        # product records a node that saves (packs) its operands. b's first:
-        # PyTorch's generated nodes compute their inputs' gradients in the
-        # alphabetical order of their names (other, then self).
+        # Only the gradients the pass needs, b's first: PyTorch's generated
+        # nodes compute their inputs' gradients in the alphabetical order of
+        # their names (other, then self), which shows in the order a
+        # create_graph pass records them.
         need_a, need_b = ctx.needs_input_grad
         grad_b = (unbroadcast(grad * a, b_shape) if need_b and a is not None
                   else None)

@@ -54,8 +54,7 @@ def unbroadcast(grad, shape):
             grad = grad.sum(dims, keepdim=True)
         return View.apply(grad, shape) if lead else grad
     # Not recorded: the sum in one step, then (as PyTorch's) a view of it
-    # without the leading dims, which a gradient autograd.grad returns shows
-    # (its _base).
+    # without the leading dims.
     summed = Tensor(_sum_down(grad.data, dims))
     if not lead:
         return summed

@@ -20,7 +20,7 @@ JB_STRICT := -W -n --keep-going
 STAGES := $(PYTHON) scripts/stages.py
 STAGE := $(STAGES) run
 
-.PHONY: book test test-stages lane-book lane-binder setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check student grade instructor-check binder-test binder-check lock clean help
+.PHONY: book test test-stages lane-book lane-binder setup system-book system-test unit build build-all fresh-cache site-check pdf pdf-check student grade instructor-check check-snapshots binder-test binder-check lock clean help
 
 help:
 	@echo "make book        set up and build the website into $(HTML)"
@@ -33,6 +33,7 @@ help:
 	@echo "make student     the student edition in _build/student: tasks as stubs, no solutions"
 	@echo "make grade SUBMISSION=path [CHAPTER=N] [TESTS=folder]  score a student's folder, task by task"
 	@echo "make instructor-check  chapters stand alone, the student edition, the grader"
+	@echo "make check-snapshots   every test of chapters 2..N on each chapter N's snapshot (minutes)"
 	@echo "make binder-test run every chapter as on Binder (1 CPU, time and memory budgets)"
 	@echo "make binder-check JupyterLab (repo2docker's version) with chapter 4 open, in Chromium"
 	@echo "make lock        regenerate requirements.txt from requirements.in"
@@ -185,6 +186,11 @@ INSTRUCTOR_JOBS ?= 3
 instructor-check: setup
 	@scripts/system-packages.sh bwrap:bubblewrap
 	$(STAGE) instructor-check $(call passkey,instructor-check) -- env OMP_NUM_THREADS=1 $(BIN)/python -m pytest -m instructor -q -n $(INSTRUCTOR_JOBS) tests/test_student_edition.py
+
+# Every test of chapters 2 to N on the snapshot after chapter N, for every N (a few
+# minutes; not part of make test, which runs chapter N's tests on snapshot N).
+check-snapshots: setup
+	$(BIN)/python scripts/snapshot.py --test
 
 # Binder without Docker (scripts/binder_sim.py): an environment from binder/ alone in
 # .binder-sim/venv (built once, a few minutes; rebuilt when binder/ changes), postBuild, then

@@ -137,6 +137,7 @@ class SavedTensor:
         output._grad_fn, output.output_nr = node, self.output_nr
         return output
 
+    #> ch11
     # Task 11.2: a saved tensor goes through the pack hook
     def pack(self, tensor, node, hooks):
         """Keep ``pack_hook(tensor)`` instead of ``tensor``, and what
@@ -186,6 +187,7 @@ class SavedTensor:
             output._requires_grad = True
             output._accumulator = weakref.ref(accumulator)
         return output
+    #< ch11
 
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed "
@@ -280,8 +282,10 @@ class BackwardFunction(Node):
     _non_differentiable = ()
     _dirty = ()
     _hooks = None  # chapter 10: set on the instance when a hook is added
-    _jvp_running = False  # chapter 13: while jvp runs
+    #> ch13
+    _jvp_running = False  # while jvp runs
     _saved_for_forward = ()
+    #< ch13
 
     # No Node.__init__: sequence_nr is given by apply, only if the call is
     # recorded. (object's is the fastest, and a ctx is made per operation.)
@@ -296,24 +300,33 @@ class BackwardFunction(Node):
         """Keep these tensors (inputs or outputs) for ``backward``."""
         self.to_save = tensors
 
+    #> ch13
     def save_for_forward(self, *tensors):
-        """Keep these tensors for ``jvp`` (chapter 13)."""
+        """Keep these tensors for ``jvp``."""
         self._saved_for_forward = tensors
+    #< ch13
 
     @property
     def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, checked unchanged
-        (in ``jvp``: those given to ``save_for_forward``)."""
-        if self._jvp_running:  # chapter 13
+        """The tensors given to ``save_for_backward``, checked unchanged."""
+        #> ch13 in jvp: those given to save_for_forward
+        if self._jvp_running:
             return self._saved_for_forward
+        #< ch13
         if self._saved is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if self._saved is None:
             return ()
+        #> ch05 until ch11
+        #| return tuple([None if saved is None else saved.unpack(self)
+        #|               for saved in self._saved])
+        #< ch05 until ch11
+        #> ch11
         return tuple([None if saved is None
                       else saved.unpack(self) if saved.tensor is not None
                       else saved.unpack_packed(self)  # packed by a hook
                       for saved in self._saved])
+        #< ch11
 
     def mark_non_differentiable(self, *outputs):
         """Outputs that get no ``grad_fn`` (such as the indices of a max)."""

@@ -58,15 +58,16 @@ def _call_function(node, grads_in):
     """Run ``node`` with its hooks (chapter 10); return the gradients it
     received and sent."""
     #> ch10 until ch11
-    #| run = None
+    #| run = (_StealingCounted(grads_in) if type(node) is AccumulateGrad
+    #|        else None)
     #< ch10 until ch11
     #> ch11 and, in anomaly mode, its checks
     run = anomaly_mode.apply if anomaly.enabled else None
     if node._hooks is None:
         return grads_in, run(node, grads_in)
-    #< ch11
     if run is None and type(node) is AccumulateGrad:
         run = _StealingCounted(grads_in)
+    #< ch11
     return extensions.call_function(node, grads_in, run)
 
 

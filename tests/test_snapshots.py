@@ -263,3 +263,24 @@ def test_no_marker_stands_inside_a_string():
                         r"^[ \t]*#[<>|]", token.string, re.MULTILINE):
                     found.append((path.name, token.start[0]))
     assert found == []
+
+
+def test_the_pages_name_the_chapters_that_add_to_execute():
+    # Chapter 4, the instructors' page and the student README say which chapters add lines
+    # to Task 4.1's execute, and which chapters' tasks need them.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import student_edition
+    from tasks import TASKS
+
+    text = (chapters.PACKAGE / "autograd" / "engine.py").read_text()
+    function = student_edition.function_node(
+        __import__("ast").parse(text), "execute")
+    lines = text.splitlines()[function.lineno - 1:function.end_lineno]
+    adding = sorted({int(m[2]) for line in lines for m in [chapters.MARKER.match(line)]
+                     if m and m[1] == ">" and int(m[2]) > 4})
+    needed = sorted({c for task in TASKS for t, c in task.needs_lines if t == "4.1"})
+    assert adding == [5, 9, 10, 12] and needed == [10, 12]
+    for text in [(ROOT / "chapters" / "ch04_backward.md").read_text(),
+                 (ROOT / "chapters" / "appendix_instructors.md").read_text(),
+                 student_edition.README]:
+        assert "chapters 5, 9, 10 and 12" in " ".join(text.lower().split())

@@ -51,47 +51,95 @@ def _refuse_several(out):
             f"tensor, not a {type(out).__name__}")
 
 
-def _check_output(out, transform):
+def _transform(name, options, check_input, jacobian):
+    """What ``jacfwd`` and ``jacrev`` share: refuse what toygrad does not
+    support, check the input as torch.func does, then ``jacobian(x)``."""
+    _refuse_options(name, options)
+
+    def transformed(*args, **kwargs):
+        _refuse(name, args, kwargs)
+        check_input(args[0])
+        return jacobian(args[0])
+    return transformed
+
+
+def _assemble(parts, axis, shape, dtype):
+    """The Jacobian of ``shape`` from its columns (``axis=-1``) or its rows
+    (``axis=0``); zeros when there are none."""
+    if not parts:
+        return Tensor(np.zeros(shape, dtype))
+    return Tensor(np.stack(parts, axis=axis).reshape(shape))
+
+
+def _data_or_zeros(derivative, like):
+    """A derivative's numbers; zeros shaped ``like`` when it is None (what
+    it differentiates does not depend on the input)."""
+    if derivative is None:
+        return np.zeros(like.shape, like.dtype)
+    return derivative.data
+
+
+def _jvp_input(x):
+    if not isinstance(x, Tensor):  # torch.func's first use of it
+        raise AttributeError(
+            f"'{type(x).__name__}' object has no attribute 'numel'")
+
+
+def _jvp_output(out):
+    """``f``'s output, checked as torch.func's jvp checks it."""
     _refuse_several(out)
     if not isinstance(out, Tensor):
         raise RuntimeError(
-            f"{transform}: expected f(*primals) to return only tensors, got "
-            f"unsupported type {type(out)}")
+            "jvp(f, primals, tangents): expected f(*primals) to return only "
+            f"tensors, got unsupported type {type(out)}")
     if out.requires_grad:  # torch.func's result would be differentiable
         raise NotImplementedError(
             "toygrad's Jacobians do not support a function whose output "
             "depends on other tensors that require grad")
+    return out
 
 
 # Task 13.2: the Jacobian by forward mode
 def jacfwd(f, **options):
     """``f``'s Jacobian by forward mode: one JVP per element of the input."""
-    _refuse_options("jacfwd", options)
-
-    def jacobian(*args, **kwargs):
-        _refuse("jacfwd", args, kwargs)
-        x = args[0]
-        if not isinstance(x, Tensor):  # torch.func's first use of it
-            raise AttributeError(
-                f"'{type(x).__name__}' object has no attribute 'numel'")
-        primal = Tensor(x.data)
-        columns, out = [], None
+    def jacobian(x):
+        primal, out, columns = Tensor(x.data), None, []
         with _grads_on():
-            for tangent in _basis(x.shape, x.dtype):
+            for tangent in _basis(x.shape, x.dtype):  # the unit vectors
                 with forward_ad.dual_level():
-                    out = f(forward_ad.make_dual(primal, Tensor(tangent)))
-                    _check_output(out, "jvp(f, primals, tangents)")
+                    dual = forward_ad.make_dual(primal, Tensor(tangent))
+                    out = _jvp_output(f(dual))
                     column = forward_ad.unpack_dual(out).tangent
-                    # No tangent: the output does not depend on the input.
-                    columns.append(np.zeros(out.shape, out.dtype)
-                                   if column is None else column.data)
+                    columns.append(_data_or_zeros(column, out))
             if out is None:  # an empty input: no JVP at all
-                out = f(primal)
-                _check_output(out, "jvp(f, primals, tangents)")
-        stacked = np.stack(columns, axis=-1) if columns else np.zeros(
-            out.shape + (0,), out.dtype)
-        return Tensor(stacked.reshape(out.shape + x.shape))
-    return jacobian
+                out = _jvp_output(f(primal))
+        return _assemble(columns, -1, out.shape + x.shape, out.dtype)
+    return _transform("jacfwd", options, _jvp_input, jacobian)
+
+
+def _vjp_input(x):
+    if not isinstance(x, Tensor):
+        raise ValueError(
+            f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if x.dtype.kind != "f":
+        raise RuntimeError("only Tensors of floating point dtype can "
+                           "require gradients")
+
+
+def _vjp_output(out, leaf):
+    """``f``'s output, checked as torch.func's vjp checks it."""
+    _refuse_several(out)
+    if not isinstance(out, Tensor):
+        raise RuntimeError(
+            "vjp(f, *primals): expected f(*primals) to return only "
+            f"tensors, got unsupported type {type(out)}")
+    if out.dtype.kind not in "fc":
+        raise RuntimeError(
+            "vjp(f, ...): All outputs of f must be floating-point or "
+            "complex Tensors, got Tensor with dtype "
+            f"torch.{out.dtype}")
+    _refuse_other_leaves(out, leaf)
+    return out
 
 
 def jacrev(f, **options):
@@ -99,42 +147,18 @@ def jacrev(f, **options):
 
     Each VJP is an ``autograd.grad`` call, so no tensor's ``.grad``
     changes."""
-    _refuse_options("jacrev", options)
-
-    def jacobian(*args, **kwargs):
-        _refuse("jacrev", args, kwargs)
-        x = args[0]
-        if not isinstance(x, Tensor):
-            raise ValueError(
-                f"Thing passed to transform API must be Tensor, got {type(x)}")
-        if x.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can "
-                               "require gradients")
-        leaf = Tensor(x.data, requires_grad=True)
+    def jacobian(x):
+        leaf, rows = Tensor(x.data, requires_grad=True), []
         with _grads_on():
             out = f(leaf)
-        _refuse_several(out)
-        if not isinstance(out, Tensor):
-            raise RuntimeError(
-                "vjp(f, *primals): expected f(*primals) to return only "
-                f"tensors, got unsupported type {type(out)}")
-        if out.dtype.kind not in "fc":
-            raise RuntimeError(
-                "vjp(f, ...): All outputs of f must be floating-point or "
-                "complex Tensors, got Tensor with dtype "
-                f"torch.{out.dtype}")
-        _refuse_other_leaves(out, leaf)
-        rows = []
+        out = _vjp_output(out, leaf)
         if out.requires_grad:  # else it does not depend on the input
-            for grad_output in _basis(out.shape, out.dtype):
-                row, = grad(out, leaf, Tensor(grad_output), retain_graph=True,
-                            allow_unused=True)
-                rows.append(np.zeros(x.shape, x.dtype) if row is None
-                            else row.data)
-        stacked = np.stack(rows) if rows else np.zeros(
-            out.shape + x.shape, x.dtype)
-        return Tensor(stacked.reshape(out.shape + x.shape))
-    return jacobian
+            for grad_output in _basis(out.shape, out.dtype):  # unit vectors
+                row, = grad(out, leaf, Tensor(grad_output),
+                            retain_graph=True, allow_unused=True)
+                rows.append(_data_or_zeros(row, x))
+        return _assemble(rows, 0, out.shape + x.shape, x.dtype)
+    return _transform("jacrev", options, _vjp_input, jacobian)
 
 
 def _refuse_other_leaves(out, leaf):

@@ -52,6 +52,14 @@ _REFS_TO_A_FREE_GRADIENT = 5
 # bound method, _accumulate's self, getrefcount's argument.
 _REFS_TO_A_BUFFERED_GRADIENT = 4
 _BY_NAME = object()  # requires_grad_'s flag was not given by position
+# Tensor._bump_version's refusal (chapter 10), PyTorch's words: its
+# VariableVersion::bump (c10/core/TensorImpl.h) finds no version counter, as
+# an inference tensor's dispatch keys have no ADInplaceOrView.
+_INPLACE_ON_INFERENCE = (
+    "Inplace update to inference tensor outside InferenceMode is not "
+    "allowed.You can make a clone to get a normal tensor before doing "
+    "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+    "details.")
 
 
 def _sole_owner_of_memory(array):
@@ -82,6 +90,45 @@ def _first_gradient(gradients):
         raise TypeError("gradients can be either Tensors or None, but got "
                         f"{type(gradient).__name__}")
     return gradient
+
+
+def _make_grads(output, gradient):
+    """``backward``'s starting gradient, checked as PyTorch's
+    ``_make_grads`` checks it (before the engine looks for a node): ones
+    for a one-element output, else a tensor of the output's shape."""
+    if gradient is not None and not isinstance(gradient, Tensor):
+        gradient = _first_gradient(gradient)
+    if gradient is None:
+        if output.data.size != 1 and output.requires_grad:
+            raise RuntimeError(
+                "grad can be implicitly created only for scalar outputs")
+        return Tensor(np.ones(output.data.shape, output.data.dtype))
+    if gradient.data.shape != output.data.shape:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[0] has a shape of "
+            f"{_size(gradient.shape)} and output[0] has a shape of "
+            f"{_size(output.shape)}.")
+    return gradient
+
+
+def _run_engine(node, gradient, retain_graph, create_graph, input_nr):
+    """Run the engine from ``node``, with grad mode off, or on with
+    ``create_graph``: only then is the backward pass itself recorded."""
+    state = grad_mode.state
+    enabled, grad = state.enabled, state.grad
+    state.grad = create_graph
+    #> ch05 until ch10
+    #| state.enabled = create_graph
+    #< ch05 until ch10
+    #> ch10
+    state.enabled = create_graph and not state.inference  # (never in it)
+    #< ch10
+    try:
+        if state.enabled:
+            refuse_create_graph(node)
+        run_backward(node, gradient, retain_graph, input_nr)
+    finally:
+        state.enabled, state.grad = enabled, grad
 
 
 def _cast_gradient(gradient, dtype, create_graph):
@@ -295,18 +342,9 @@ class Tensor:
     def _bump_version(self):
         if self._is_inference:  # chapter 10
             if grad_mode.state.inference:
-                # Its dispatch keys have no ADInplaceOrView, which the
-                # thread's keys have not either in inference mode: nothing
-                # counts the change (not even detach's counter).
-                return
-            if self._version_counter is None:
-                # As in PyTorch, after the numbers changed.
-                raise RuntimeError(
-                    "Inplace update to inference tensor outside "
-                    "InferenceMode is not allowed.You can make a clone to "
-                    "get a normal tensor before doing inplace update.See "
-                    "https://github.com/pytorch/rfcs/pull/17 for more "
-                    "details.")
+                return  # nothing counts the change, not even detach's
+            if self._version_counter is None:  # after the numbers changed
+                raise RuntimeError(_INPLACE_ON_INFERENCE)
         counter = self._version_counter  # _shared_version_counter, inlined
         if counter is None:
             self._version_counter = [1]
@@ -563,49 +601,19 @@ class Tensor:
             return extensions.backward(self, gradient, retain_graph,
                                        create_graph, inputs=inputs)
         #< ch12
-        if gradient is not None and not isinstance(gradient, Tensor):
-            gradient = _first_gradient(gradient)
-        # PyTorch's order: the gradient is checked (_make_grads), then the
-        # engine finds no node.
-        if gradient is None:
-            if self.data.size != 1 and self.requires_grad:
-                raise RuntimeError(
-                    "grad can be implicitly created only for scalar outputs")
-        elif gradient.data.shape != self.data.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[0] has a shape of "
-                f"{_size(gradient.shape)} and output[0] has a shape of "
-                f"{_size(self.shape)}.")
+        gradient = _make_grads(self, gradient)  # checked, or ones
         node, input_nr = self._gradient_edge()
         if node is None:
             raise RuntimeError("element 0 of tensors does not require grad "
                                "and does not have a grad_fn")
         if create_graph:
             warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
-        if gradient is None:
-            gradient = Tensor(np.array(1, self.data.dtype).reshape(
-                self.data.shape))  # np.ones_like, without its overhead
         if gradient.data.dtype != self.data.dtype:
             gradient = _cast_gradient(gradient, self.data.dtype,
                                       create_graph)
         if retain_graph is None:
             retain_graph = create_graph
-        # The backward pass is recorded only with create_graph.
-        state = grad_mode.state
-        enabled, grad = state.enabled, state.grad
-        state.grad = create_graph
-        #> ch05 until ch10
-        #| state.enabled = create_graph
-        #< ch05 until ch10
-        #> ch10
-        state.enabled = create_graph and not state.inference  # (never in it)
-        #< ch10
-        try:
-            if state.enabled:
-                refuse_create_graph(node)
-            run_backward(node, gradient, retain_graph, input_nr)
-        finally:
-            state.enabled, state.grad = enabled, grad
+        _run_engine(node, gradient, retain_graph, create_graph, input_nr)
 
     @staticmethod
     def _zeros(shape, dtype):

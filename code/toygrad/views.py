@@ -238,18 +238,20 @@ class CopySlices(Node):
         self.released = False
 
     def apply(self, grad):
+        self._check_can_run()
+        grad_view = Gather.apply(grad, self.positions)  # the view's part
+        grads = self.fn.apply(grad_view)  # through the in-place node
+        # The base's gradient: grad, with fn's result at the view's places
+        # (written twice, as PyTorch's CopySlices writes it: version 2).
+        grad_base = Overwrite.apply(grad, grads[0], self.positions)
+        return [written_by_a_formula(grad_base, 2)] + grads[1:]
+
+    def _check_can_run(self):
         if self.released:  # PyTorch's CopySlices drops fn once it ran
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if self.overlap:
             raise RuntimeError(_INTERNAL_OVERLAP)
         _no_create_graph(self)
-        grad_view = Gather.apply(grad, self.positions)
-        grads = self.fn.apply(grad_view)
-        # PyTorch's CopySlices writes the base's gradient twice: the
-        # incoming gradient copied into a new tensor, then fn's gradient
-        # into its slice (copy_ each): version 2.
-        return [written_by_a_formula(
-            Overwrite.apply(grad, grads[0], self.positions), 2)] + grads[1:]
 
     def release_variables(self):
         # PyTorch's CopySlices::release_variables sets fn to null: a second
@@ -538,19 +540,12 @@ def _original_self(target):
     return None, _snapshot(target)
 
 
-def inplace(target, function, *args):
-    """Run ``function`` on ``target`` and write the result into ``target``.
-
-    The new node's first edge leads to ``target``'s old history; then
-    ``target`` (or, for a view, its base) takes the new history, and the
-    shared version counter goes up, so that a backward that needs the old
-    numbers can tell they are gone.
-    """
+def _check_inplace(target, function, args):
+    """PyTorch's checks of an in-place change, in its order, and toygrad's
+    refusals: the arguments after them (a number wrapped in the result's
+    dtype), and whether the numbers are to be written at all."""
     if not grad_mode.state.inference:
         _refuse_unsupported(target)
-    if grad_mode.state.enabled and not _autograd_sees(target, args):
-        with grad_mode.no_grad():  # no checks, no record: numbers, version
-            return inplace(target, function, *args)
     if grad_mode.state.enabled and (target.requires_grad or any(
             isinstance(arg, Tensor) and arg.requires_grad for arg in args)):
         _check_can_change(target)
@@ -561,7 +556,7 @@ def inplace(target, function, *args):
                   and args[0].data.dtype == target.data.dtype
                   and _same_view(target.data, args[0].data))
     try:
-        args = _checked_arguments(target, function, args, writes)
+        return _checked_arguments(target, function, args, writes), writes
     except RuntimeError:
         # Chapter 11: PyTorch's autograd kernel saves (packs) before its
         # kernel checks the overlaps, the cast and the broadcast.
@@ -572,6 +567,13 @@ def inplace(target, function, *args):
                 for saved in saved_by_binary(function, target, other)),
                 inputs=(target, other))
         raise
+
+
+def _record(target, function, args):
+    """``function`` applied to ``target`` and ``args``, recorded as an
+    out-of-place operation would be, except that what the node keeps of
+    ``target`` is a copy of its numbers now (PyTorch's ``original_self``),
+    since ``target`` is about to change."""
     source, edge = target, None
     if function.saves_self is not None and current_saved_tensors_hooks():
         edge, source = _original_self(target)
@@ -583,28 +585,45 @@ def inplace(target, function, *args):
         node.next_functions = (edge,) + node.next_functions[1:]
     saved = node._saved if node is not None else None
     if saved and function.saves_self is not None:
-        # The node needs target's old numbers: PyTorch saves a copy of them
-        # (``original_self``), since target is about to change.
         kept = saved[function.saves_self]
         if kept is not None and kept.tensor is target:
             # ``self.clone()``, recorded: under create_graph the gradient
             # goes through its CloneBackward0, as in PyTorch.
             kept.tensor, kept.version = Clone.apply(target), 0
+    return result
+
+
+def _write_result(target, function, args, result):
+    """Write ``result``'s numbers into ``target``'s memory, unless where
+    they land would depend on the order PyTorch's kernel writes in."""
+    if args and isinstance(args[0], Tensor) and function is not Fill:
+        _refuse_order_dependent(target, args[0], result.data)
+    _write(target, result.data)
+
+
+def inplace(target, function, *args):
+    """Run ``function`` on ``target`` and write the result into ``target``;
+    the new node, whose first edge leads to ``target``'s old history,
+    becomes the history of ``target`` (of a view's base: a CopySlices)."""
+    if grad_mode.state.enabled and not _autograd_sees(target, args):
+        with grad_mode.no_grad():  # an inference tensor: numbers only
+            return inplace(target, function, *args)
+    args, writes = _check_inplace(target, function, args)
+    result = _record(target, function, args)
     if writes:
-        if args and isinstance(args[0], Tensor) and function is not Fill:
-            _refuse_order_dependent(target, args[0], result.data)
-        _write(target, result.data)
-    target._bump_version()
+        _write_result(target, function, args, result)
+    target._bump_version()  # a node that saved target's numbers can tell
     #> ch13
     if dual.level >= 0:  # the tangent changes too (forward_ad.inplace)
         dual.inplace(target, result)
     #< ch13
-    if node is None:
+    node = result._grad_fn
+    if node is None:  # nothing recorded
         return target
-    if target._view is None:
+    if target._view is None:  # target's history is now the new node
         _set_node(target, node)
         return target
-    base = target._base
+    base = target._base  # a view: its base's history is now a CopySlices
     _set_node(base, CopySlices(base._gradient_edge(), _positions(target),
                                node, _overlaps_itself(target.data)))
     _remember_forward(base._grad_fn)

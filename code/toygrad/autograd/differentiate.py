@@ -93,13 +93,19 @@ def _root(outputs, grads):
 
 def _run(outputs, grads, retain_graph, create_graph, needed=None,
          captures=None):
+    """One backward pass from ``outputs`` (``_engine_run_backward``).
+
+    ``needed``, if given, are the nodes the pass is for: it runs the nodes
+    that lead to them, and those of them that are not captured. Grad mode
+    is on during the pass only with ``create_graph``.
+    """
     root, grad, input_nr = _root(outputs, grads)
     if needed is not None:
         needed = nodes_to_run((root,), needed) | (needed - set(captures))
     state = grad_mode.state
     enabled, grad_on = state.enabled, state.grad
-    state.grad = create_graph  # the pass is recorded only if asked,
-    state.enabled = create_graph and not state.inference  # and not here
+    state.grad = create_graph  # record the pass only if asked to (and
+    state.enabled = create_graph and not state.inference  # not inference)
     try:
         if state.enabled:
             refuse_create_graph(root, needed)
@@ -125,18 +131,10 @@ def _input_edges(inputs, retain):
     return edges
 
 
-# Task 12.1: autograd.grad: capture the gradients, run only what leads there
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
-         create_graph=False, only_inputs=True, allow_unused=None,
-         is_grads_batched=False, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, returned.
-
-    ``grad_outputs`` are d(final)/d(output), as ``backward``'s
-    ``gradient``; no ``.grad`` changes. An input the outputs do not depend
-    on gets None if ``allow_unused``, zeros if ``materialize_grads``, else
-    an error. ``create_graph`` records the pass, so the gradients can be
-    differentiated again; ``retain_graph`` defaults to it.
-    """
+def _grad_arguments(outputs, inputs, only_inputs, allow_unused,
+                    is_grads_batched, materialize_grads):
+    """``grad``'s arguments checked and normalised, in PyTorch's order:
+    ``outputs`` and ``inputs`` as tuples, and ``allow_unused``."""
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when "
@@ -155,19 +153,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
             "only_inputs argument is deprecated and is ignored now (defaults "
             "to True). To accumulate gradient for other parts of the graph, "
             "please use torch.autograd.backward.", FutureWarning,
-            stacklevel=2)
-    grads = _make_grads(outputs, grad_outputs, create_graph)
-    if retain_graph is None:
-        retain_graph = create_graph
-    results = [None] * len(inputs)
-    captures = {}
-    for index, output in enumerate(outputs):  # outputs first, as PyTorch
+            stacklevel=3)
+    return outputs, inputs, allow_unused
+
+
+def _check_outputs(outputs):
+    """Every output must have a node to start from (checked before the
+    inputs, as PyTorch's ``THPEngine_run_backward`` does)."""
+    for index, output in enumerate(outputs):
         if output._gradient_edge()[0] is None:
             raise RuntimeError(f"element {index} of tensors does not require "
                                "grad and does not have a grad_fn")
-    for index, (node, input_nr) in enumerate(_input_edges(inputs, False)):
-        captures.setdefault(node, []).append((input_nr, (results, index)))
-    _run(outputs, grads, retain_graph, create_graph, set(captures), captures)
+
+
+def _unused_grads(results, inputs, allow_unused, materialize_grads,
+                  create_graph):
+    """An input no gradient reached: an error, None or zeros."""
     for index, result in enumerate(results):
         if result is None and not allow_unused:
             raise RuntimeError(
@@ -180,10 +181,34 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
     return tuple(results)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None,
-             create_graph=False, grad_variables=None, inputs=None):
-    """Add the gradients of ``tensors`` into the leaves' ``.grad``; with
-    ``inputs``, into those tensors' ``.grad`` only (leaves or not)."""
+# Task 12.1: autograd.grad: capture the gradients, run only what leads there
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None,
+         create_graph=False, only_inputs=True, allow_unused=None,
+         is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned:
+    no ``.grad`` changes. ``grad_outputs`` are d(final)/d(output), as
+    ``backward``'s ``gradient``; ``create_graph`` records the pass."""
+    outputs, inputs, allow_unused = _grad_arguments(
+        outputs, inputs, only_inputs, allow_unused, is_grads_batched,
+        materialize_grads)
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_outputs(outputs)
+    # Input i's gradient arrives at a node: capture it into results[i].
+    results = [None] * len(inputs)
+    captures = {}  # node -> [(input_nr, (results, i)), ...]
+    for i, (node, input_nr) in enumerate(_input_edges(inputs, False)):
+        captures.setdefault(node, []).append((input_nr, (results, i)))
+    # Run only the nodes that lead to a captured one.
+    _run(outputs, grads, retain_graph, create_graph, set(captures), captures)
+    return _unused_grads(results, inputs, allow_unused, materialize_grads,
+                         create_graph)
+
+
+def _backward_arguments(tensors, grad_variables, inputs):
+    """``backward``'s arguments checked, in PyTorch's order: ``tensors``
+    and ``inputs`` (None, or not empty) as tuples."""
     if grad_variables is not None:
         raise NotImplementedError("toygrad does not support the deprecated "
                                   "grad_variables argument: use grad_tensors")
@@ -192,18 +217,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None,
         if not inputs:
             raise RuntimeError(
                 "`inputs` argument to `backward()` cannot be empty.")
-    tensors = _as_tuple(tensors)
+    return _as_tuple(tensors), inputs
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None,
+             create_graph=False, grad_variables=None, inputs=None):
+    """Add the gradients of ``tensors`` into the leaves' ``.grad``; with
+    ``inputs``, into those tensors' ``.grad`` only (leaves or not)."""
+    tensors, inputs = _backward_arguments(tensors, grad_variables, inputs)
     grads = _make_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
-    needed = None
-    if inputs is not None:
+    needed = captures = None
+    if inputs is not None:  # the inputs' own nodes run: they accumulate
         needed = {node for node, _ in _input_edges(inputs, True)}
+        captures = {}
     if create_graph:
         import warnings
         warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
-    _run(tensors, grads, retain_graph, create_graph, needed,
-         None if needed is None else {})
+    _run(tensors, grads, retain_graph, create_graph, needed, captures)
 
 
 # Tensor.backward hands a call with ``inputs`` to this module's backward.

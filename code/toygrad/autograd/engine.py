@@ -479,13 +479,9 @@ def capture(node, grads_in, slots, runs):
 
 
 def nodes_to_run(roots, targets):
-    """The nodes from which some node of ``targets`` can be reached.
-
-    These, and only these, must run for gradients to reach ``targets`` (as
-    ``GraphTask::init_to_execute`` in PyTorch's engine.cpp finds them). A
-    depth-first walk with an explicit stack: no recursion, whatever the
-    depth of the graph.
-    """
+    """The nodes from which some node of ``targets`` can be reached: those
+    that must run for gradients to reach ``targets`` (PyTorch's
+    ``GraphTask::init_to_execute``). Depth first, with no recursion."""
     leads = {}  # node -> whether a target can be reached from it
     for root in roots:
         stack = [(root, iter(root.next_functions))]
@@ -501,7 +497,7 @@ def nodes_to_run(roots, targets):
                     break
                 if next_node in targets or leads[next_node]:
                     leads[node] = True
-            else:
+            else:  # every edge seen: leads[node] is final
                 stack.pop()
                 if stack and (leads[node] or node in targets):
                     leads[stack[-1][0]] = True

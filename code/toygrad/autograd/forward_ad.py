@@ -163,45 +163,69 @@ def propagate(ctx, inputs, outputs):
     """
     tangents = [tangent_of(x) if isinstance(x, Tensor) else None
                 for x in inputs]
-    if not any(t is not None for t in tangents):
-        return
+    if all(t is None for t in tangents):
+        return  # no input carries a tangent: nothing to compute
+    _refuse_recorded(inputs)
+    tangents = [_zeros_like(x) if t is None and isinstance(x, Tensor) else t
+                for x, t in zip(inputs, tangents)]
+    outputs = outputs if type(outputs) is tuple else (outputs,)
+    # The rule reads the values from ctx, as plain tensors (no tangents),
+    # so that its own arithmetic is ordinary arithmetic.
+    ctx.primals, ctx.results = _plain(inputs), _plain(outputs)
+    results = _run_jvp(ctx, tangents, len(outputs))
+    for out, tangent in zip(outputs, results):
+        if _differentiable(ctx, out):
+            _check_tangent(out, tangent)
+            set_tangent(out, tangent)
+
+
+def _refuse_recorded(inputs):
+    """toygrad computes tangents with recording off: refuse where PyTorch
+    would give a tangent its own backward graph."""
     if grad_mode.state.enabled and any(
             isinstance(x, Tensor) and x.requires_grad for x in inputs):
         raise NotImplementedError(
             "toygrad does not support forward AD through an operation whose "
             "inputs require grad (its tangents would need a backward graph)")
-    tangents = [_zeros_like(x) if t is None and isinstance(x, Tensor) else t
-                for x, t in zip(inputs, tangents)]
-    single = type(outputs) is not tuple
-    outputs = (outputs,) if single else outputs
-    # The rule sees the values without their tangents, so that what it
-    # computes is not itself differentiated forward.
-    ctx.primals = tuple([Tensor(x.data) if isinstance(x, Tensor) else x
-                         for x in inputs])
-    ctx.results = tuple([Tensor(out.data) if isinstance(out, Tensor) else out
-                         for out in outputs])
-    ctx._jvp_running = True
+
+
+def _plain(values):
+    """Tensors with the same numbers and no tangent (others as they are)."""
+    return tuple([Tensor(x.data) if isinstance(x, Tensor) else x
+                  for x in values])
+
+
+def _run_jvp(ctx, tangents, expected):
+    """``ctx``'s Function's ``jvp``, run with no tangents computed and
+    nothing recorded inside; as in PyTorch, one tangent per output."""
+    ctx._jvp_running = True  # saved_tensors: what save_for_forward kept
     try:
         with _paused(), grad_mode.no_grad():
             results = ctx._forward_cls.jvp(ctx, *tangents)
     finally:
         ctx._jvp_running = False
     results = (results,) if type(results) is not tuple else results
-    if len(results) != len(outputs):
+    if len(results) != expected:
         raise RuntimeError(
             "Function's jvp returned an invalid number of forward gradients "
-            f"(expected {len(outputs)} but got {len(results)})")
-    skip = ctx._non_differentiable
-    for out, tangent in zip(outputs, results):
-        if (not isinstance(out, Tensor) or id(out) in skip
-                or out.dtype.kind not in "fc"):
-            continue
-        if tangent is None:
-            raise NotImplementedError(
-                "toygrad does not support a jvp that returns None for a "
-                "differentiable output")
-        _check_size(out, tangent)
-        set_tangent(out, tangent)
+            f"(expected {expected} but got {len(results)})")
+    return results
+
+
+def _differentiable(ctx, out):
+    """Whether output ``out`` gets a tangent: a float or complex tensor
+    that ``ctx`` did not mark non-differentiable."""
+    return (isinstance(out, Tensor) and id(out) not in ctx._non_differentiable
+            and out.dtype.kind in "fc")
+
+
+def _check_tangent(out, tangent):
+    """A differentiable output's tangent: present, and of its size."""
+    if tangent is None:
+        raise NotImplementedError(
+            "toygrad does not support a jvp that returns None for a "
+            "differentiable output")
+    _check_size(out, tangent)
 
 
 def inplace(target, result):

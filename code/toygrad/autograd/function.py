@@ -112,30 +112,36 @@ class SavedTensor:
         tensor = self.tensor
         counter = tensor._version_counter  # tensor._version, inlined: hot
         if (counter[0] if counter else 0) != self.version:
-            if self.output_nr is not None:
-                origin = (f", which is output {self.output_nr} of "
-                          f"{_short_name(node)},")
-            elif tensor.grad_fn is not None:
-                origin = (f", which is output {tensor.output_nr} of "
-                          f"{_short_name(tensor.grad_fn)},")
-            else:
-                origin = ""
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has "
-                "been modified by an inplace operation: "
-                f"{_type_and_shape(tensor)}{origin} is at version "
-                f"{tensor._version}; expected version {self.version} instead. "
-                #> ch05 until ch11
-                #| + _HINT)
-                #< ch05 until ch11
-                #> ch11
-                + (_HINT_ANOMALY if anomaly.enabled else _HINT))
-                #< ch11
+            raise self._modified_error(node)
         if self.output_nr is None:
             return tensor
         output = tensor._alias()
         output._grad_fn, output.output_nr = node, self.output_nr
         return output
+
+    def _modified_error(self, node):
+        """PyTorch's error for a saved tensor changed in place since it was
+        saved, naming the output it was and both versions."""
+        tensor = self.tensor
+        if self.output_nr is not None:
+            origin = (f", which is output {self.output_nr} of "
+                      f"{_short_name(node)},")
+        elif tensor.grad_fn is not None:
+            origin = (f", which is output {tensor.output_nr} of "
+                      f"{_short_name(tensor.grad_fn)},")
+        else:
+            origin = ""
+        return RuntimeError(
+            "one of the variables needed for gradient computation has been "
+            "modified by an inplace operation: "
+            f"{_type_and_shape(tensor)}{origin} is at version "
+            f"{tensor._version}; expected version {self.version} instead. "
+            #> ch05 until ch11
+            #| + _HINT)
+            #< ch05 until ch11
+            #> ch11
+            + (_HINT_ANOMALY if anomaly.enabled else _HINT))
+            #< ch11
 
     #> ch11
     # Task 11.2: a saved tensor goes through the pack hook
@@ -464,48 +470,65 @@ class Function(metaclass=FunctionMeta):
                 x._requires_grad or x._grad_fn is not None
                 or x._base is not None and x._base.requires_grad)
             for x in inputs])
-        state = grad_mode.state
-        enabled, grad = state.enabled, state.grad
-        recording = enabled and True in needs_input_grad
+        recording = grad_mode.state.enabled and True in needs_input_grad
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs_input_grad
         if recording:
             _connect(ctx, inputs)
-        state.enabled = state.grad = False
-        try:  # forward's own operations are not recorded
-            if cls._setup_context_defined:
-                inputs = _bind_defaults(cls.forward, inputs)
-                outputs = cls.forward(*inputs)
-                cls.setup_context(ctx, inputs, outputs)
-            else:
-                outputs = cls.forward(ctx, *inputs)
-        finally:
-            state.enabled, state.grad = enabled, grad
-        #> ch10
-        if state.inference:
-            if grad and True in needs_input_grad:
-                _refuse_custom_in_inference(cls)
-            if not cls.is_view:
-                _mark_inference(outputs, inputs)
-        #< ch10
-        if cls.is_view:
-            track(ctx, inputs[0], outputs)
-        if ctx._dirty:
-            _check_dirty(ctx, inputs, enabled)
+        inputs, outputs = _run_forward(cls, ctx, inputs)
         if recording:
             outputs = _record(ctx, inputs, outputs)
-        elif type(outputs) is tuple:
-            outputs = _returned_inputs_aliased(outputs, inputs)
-        else:  # nothing is recorded; an input returned as it is: a new tensor
-            for x in inputs:
-                if x is outputs:
-                    outputs = outputs._alias()
-                    break
+        else:
+            outputs = _unrecorded(outputs, inputs)
         #> ch13
         if dual.level >= 0:  # forward AD, only inside a level
             dual.propagate(ctx, inputs, outputs)
         #< ch13
         return outputs
+
+
+def _run_forward(cls, ctx, inputs):
+    """``apply``'s step 4: ``forward`` with grad mode off, so that its own
+    operations leave no nodes; then what an output that is a view of an
+    input, or an input changed in place, needs (chapter 11). Returns the
+    inputs (with ``forward``'s defaults, for ``setup_context``) and the
+    outputs."""
+    state = grad_mode.state
+    enabled, grad = state.enabled, state.grad
+    state.enabled = state.grad = False
+    try:
+        if cls._setup_context_defined:
+            inputs = _bind_defaults(cls.forward, inputs)
+            outputs = cls.forward(*inputs)
+            cls.setup_context(ctx, inputs, outputs)
+        else:
+            outputs = cls.forward(ctx, *inputs)
+    finally:
+        state.enabled, state.grad = enabled, grad
+    #> ch10
+    if state.inference:
+        if grad and True in ctx.needs_input_grad:
+            _refuse_custom_in_inference(cls)
+        if not cls.is_view:
+            _mark_inference(outputs, inputs)
+    #< ch10
+    if cls.is_view:
+        track(ctx, inputs[0], outputs)
+    if ctx._dirty:
+        _check_dirty(ctx, inputs, enabled)
+    return inputs, outputs
+
+
+def _unrecorded(outputs, inputs):
+    """The outputs of an operation that records nothing. An input that
+    ``forward`` returned as it is comes back as a new tensor, as in
+    PyTorch."""
+    if type(outputs) is tuple:
+        return _returned_inputs_aliased(outputs, inputs)
+    for x in inputs:
+        if x is outputs:
+            return outputs._alias()
+    return outputs
 
 
 # Views (chapter 11 explains them): an operation whose output shares its

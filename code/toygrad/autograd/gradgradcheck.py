@@ -24,6 +24,20 @@ def _flat_outputs(func, inputs):
             for out in _as_tuple(func(*inputs))]
 
 
+def _zero_jacobians(outputs, inputs):
+    """One zero matrix (input.numel(), output.numel()) per output and
+    input, as a list (one per output) of lists (one per input)."""
+    return [[np.zeros((x.data.size, out.data.size)) for x in inputs]
+            for out in outputs]
+
+
+def _basis(out, i):
+    """A gradient for ``out``: 1 at element ``i``, 0 elsewhere."""
+    basis = np.zeros(out.data.size, out.dtype)
+    basis[i] = 1.0
+    return Tensor(basis.reshape(out.shape))
+
+
 # Task 12.2: the Jacobians of a function with several outputs, both ways
 def jacobians(func, inputs, eps=1e-6):
     """d output_k / d input_j for every output and differentiable input,
@@ -31,8 +45,8 @@ def jacobians(func, inputs, eps=1e-6):
     per input) of matrices of shape (input.numel(), output.numel())."""
     differentiable = [x for x in inputs if getattr(x, "requires_grad", False)]
     outputs = _as_tuple(func(*inputs))
-    numerical = [[np.zeros((x.data.size, out.data.size))
-                  for x in differentiable] for out in outputs]
+    # Numerically: nudge one element of one input, get a row of each.
+    numerical = _zero_jacobians(outputs, differentiable)
     for j, x in enumerate(differentiable):
         for index, original in enumerate(x.data.reshape(-1).copy()):
             _set_at(x, index, original + eps)
@@ -42,14 +56,12 @@ def jacobians(func, inputs, eps=1e-6):
             _set_at(x, index, original)
             for k, (p, m) in enumerate(zip(plus, minus)):
                 numerical[k][j][index] = (p - m) / (2 * eps)
-    analytical = [[np.zeros((x.data.size, out.data.size))
-                   for x in differentiable] for out in outputs]
+    # Analytically: one grad per output element, a column of each.
+    analytical = _zero_jacobians(outputs, differentiable)
     for k, out in enumerate(outputs):
         for i in range(out.data.size if out.requires_grad else 0):
-            basis = np.zeros(out.data.size, out.dtype)
-            basis[i] = 1.0
-            grads = grad(out, differentiable, Tensor(basis.reshape(
-                out.shape)), retain_graph=True, allow_unused=True)
+            grads = grad(out, differentiable, _basis(out, i),
+                         retain_graph=True, allow_unused=True)
             for j, g in enumerate(grads):
                 if g is not None:
                     analytical[k][j][:, i] = np.reshape(g.data, -1)
@@ -97,6 +109,40 @@ def _check(func, inputs, eps, atol, rtol, raise_exception):
     return True
 
 
+def _check_options(check_rev_over_rev, check_undefined_grad, refused):
+    """PyTorch's checks of the options, then toygrad's refusal of those that
+    ask for checks it does not make (``refused``: name -> (value,
+    default))."""
+    if not (refused["check_fwd_over_rev"][0] or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or "
+                             "check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires "
+                             "check_rev_over_rev to be True")
+    if refused["check_batched_grad"][0] and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires "
+                             "check_rev_over_rev to be True")
+    for name, (value, default) in refused.items():
+        if value != default:
+            raise NotImplementedError(
+                f"toygrad's gradgradcheck does not support {name}={value!r}")
+
+
+def _grad_outputs(func, inputs, grad_outputs):
+    """The ``v`` of ``v^T J``: those given, or random in [-1, 1], one per
+    differentiable output, requiring grad."""
+    if grad_outputs is None:
+        rng = np.random.default_rng()
+        grad_outputs = tuple(
+            Tensor(rng.uniform(-1, 1, out.shape).astype(out.dtype),
+                   requires_grad=True)
+            for out in _differentiable(func(*inputs)))
+    grad_outputs = _as_tuple(grad_outputs)
+    for v in grad_outputs:  # PyTorch reads which of them require grad first
+        v.requires_grad
+    return grad_outputs
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5,
                   rtol=1e-3, gen_non_contig_grad_outputs=False,
                   raise_exception=True, nondet_tol=0.0,
@@ -105,44 +151,25 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5,
                   check_rev_over_rev=True, fast_mode=False, masked=False):
     """True if the second derivatives of ``func`` at ``inputs`` match
     finite differences of its first ones (PyTorch's signature and test).
-
-    ``grad_outputs`` are the ``v`` of ``v^T J`` (random in [-1, 1] if not
-    given); they are inputs of the checked function too. toygrad checks the
-    Jacobians, as PyTorch's slow mode does; the options that ask for other
-    checks are not supported.
-    """
-    for name, value, default in (
-            ("gen_non_contig_grad_outputs", gen_non_contig_grad_outputs,
-             False), ("nondet_tol", nondet_tol, 0.0),
-            ("check_grad_dtypes", check_grad_dtypes, False),
-            ("check_batched_grad", check_batched_grad, False),
-            ("check_fwd_over_rev", check_fwd_over_rev, False),
-            ("fast_mode", fast_mode, False), ("masked", masked, False)):
-        if value != default:
-            raise NotImplementedError(
-                f"toygrad's gradgradcheck does not support {name}={value!r}")
-    if not check_rev_over_rev:
-        return True  # as PyTorch: nothing is left to check
+    ``grad_outputs`` are the ``v`` of ``v^T J`` (random if not given)."""
+    _check_options(check_rev_over_rev, check_undefined_grad, dict(
+        gen_non_contig_grad_outputs=(gen_non_contig_grad_outputs, False),
+        nondet_tol=(nondet_tol, 0.0),
+        check_grad_dtypes=(check_grad_dtypes, False),
+        check_batched_grad=(check_batched_grad, False),
+        check_fwd_over_rev=(check_fwd_over_rev, False),
+        fast_mode=(fast_mode, False), masked=(masked, False)))
     inputs = _as_tuple(inputs)
-    outputs = _differentiable(func(*inputs))
-    if grad_outputs is None:
-        rng = np.random.default_rng()
-        grad_outputs = tuple(
-            Tensor(rng.uniform(-1, 1, out.shape).astype(out.dtype),
-                   requires_grad=True) for out in outputs)
-    grad_outputs = _as_tuple(grad_outputs)
+    grad_outputs = _grad_outputs(func, inputs, grad_outputs)
     count = len(grad_outputs)
-    for v in grad_outputs:  # PyTorch reads which of them require grad first
-        v.requires_grad
 
-    def first_derivatives(*args):
+    def new_func(*args):  # (inputs, v) -> v^T J, with its graph recorded
         input_args, v = args[:-count], args[-count:]
-        outputs = _differentiable(func(*input_args))
         wanted = tuple(x for x in input_args
                        if isinstance(x, Tensor) and x.requires_grad)
-        grads = grad(outputs, wanted, v, create_graph=True,
-                     allow_unused=True)
+        grads = grad(_differentiable(func(*input_args)), wanted, v,
+                     create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
-    return _check(first_derivatives, inputs + grad_outputs, eps, atol, rtol,
+    return _check(new_func, inputs + grad_outputs, eps, atol, rtol,
                   raise_exception)

@@ -142,36 +142,44 @@ def register_post_accumulate_grad_hook(tensor, hook):
     return _add(hooks.post_accumulate, hook)
 
 
+_NO_GRAD_RETAIN = "can't retain_grad on Tensor that has requires_grad=False"
+
+
+def _add_retains_grad_hook(grad_fn, output_nr, retain):
+    """Keep ``retain`` apart from the tensor hooks of ``grad_fn``'s output
+    ``output_nr``: the engine calls it after them (``retains_grad_hooks_``
+    of PyTorch's Node, a map with one hook per output)."""
+    engine.ordered.hooks = True  # see _add
+    _node_hooks(grad_fn).retains_grad[output_nr] = retain
+
+
+# retain_grad asks whether the tensor is a leaf by its node as stored, as
+# PyTorch's VariableHooks::retain_grad (variable.cpp) does, not as the grad_fn
+# getter would make it: a view whose node is not made yet (of a tensor changed
+# in place since, or made under no_grad) is a leaf there, and nothing is
+# retained, without an error.
 # Task 10.2: a non-leaf keeps its gradient when asked
 def retain_grad(tensor):
     """``Tensor.retain_grad``: a non-leaf keeps its gradient in ``.grad``."""
     if not tensor.requires_grad:
-        raise RuntimeError(
-            "can't retain_grad on Tensor that has requires_grad=False")
-    if tensor._grad_fn is None:
-        # A leaf keeps its gradient anyway. PyTorch asks is_leaf of the node
-        # as stored (VariableHooks::retain_grad, variable.cpp), not as the
-        # grad_fn getter would make it: a view whose node is not made yet (of
-        # a tensor changed in place since, or made under no_grad) is a leaf
-        # there, and nothing is retained, without an error.
+        raise RuntimeError(_NO_GRAD_RETAIN)
+    if tensor._grad_fn is None:  # a leaf keeps its gradient anyway
         return
     grad_fn = tensor.grad_fn
     hooks = _tensor_hooks(tensor)
-    if hooks.retains_grad:
+    if hooks.retains_grad:  # once is enough
         return
     weak = weakref.ref(tensor)  # the hook must not keep the tensor alive
 
-    def retain(grad):
+    def retain(grad):  # returns None: the gradient goes on unchanged
         variable = weak()
         if variable is not None and grad is not None:
             if variable._grad is None:
                 variable._grad = grad.clone()
             else:
                 variable._grad = variable._grad + grad
-        # returns None: the gradient goes on unchanged
 
-    engine.ordered.hooks = True  # see _add
-    _node_hooks(grad_fn).retains_grad[tensor.output_nr] = retain
+    _add_retains_grad_hook(grad_fn, tensor.output_nr, retain)
     hooks.retains_grad = True
 
 

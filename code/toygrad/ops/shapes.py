@@ -45,18 +45,22 @@ def unbroadcast(grad, shape):
         i for i in range(lead, len(have))
         if shape[i - lead] == 1 and have[i] != 1)
     #> ch05 until ch13
-    #| if grad_mode.state.enabled:
+    #| if not grad_mode.state.enabled:
     #< ch05 until ch13
     #> ch13
-    if grad_mode.state.enabled or dual.level >= 0:
+    if not (grad_mode.state.enabled or dual.level >= 0):
     #< ch13
-        if dims:
-            grad = grad.sum(dims, keepdim=True)
-        return View.apply(grad, shape) if lead else grad
-    # Not recorded: the sum in one step, then (as PyTorch's) a view of it
-    # without the leading dims.
+        return _sum_to_unrecorded(grad, dims, shape)  # the same, faster
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return View.apply(grad, shape) if lead else grad
+
+
+def _sum_to_unrecorded(grad, dims, shape):
+    """``unbroadcast`` when nothing is recorded: the sum in one NumPy step,
+    then (as PyTorch's) a view of it without the leading dims."""
     summed = Tensor(_sum_down(grad.data, dims))
-    if not lead:
+    if len(shape) == summed.data.ndim:
         return summed
     ctx = View._backward_cls()
     ctx.shape, ctx.new_shape = summed.shape, shape

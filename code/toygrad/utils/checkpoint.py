@@ -48,14 +48,10 @@ class _Holder:
         self.tensor = None
 
 
-# Task 11.1: checkpoint recomputes instead of saving
-def checkpoint(function, *args, use_reentrant=None, debug=False,
-               early_stop=True, **kwargs):
-    """``function(*args, **kwargs)``, keeping none of the tensors its
-    operations save for backward: backward runs it again to get them.
-
-    As PyTorch's, the second run stops as soon as it has saved the last
-    tensor backward needs (``early_stop=False``: it runs to the end)."""
+def _check_arguments(use_reentrant, debug, kwargs):
+    """PyTorch's warning and checks of checkpoint's arguments, in its order,
+    and toygrad's refusals of the options it does not build (the reentrant
+    variant among them). Takes ``preserve_rng_state`` out of ``kwargs``."""
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint: the use_reentrant parameter should be "
@@ -64,7 +60,7 @@ def checkpoint(function, *args, use_reentrant=None, debug=False,
             "use_reentrant=False is recommended, but if you need to preserve "
             "the current default behavior, you can pass use_reentrant=True. "
             "Refer to docs for more details on the differences between the "
-            "two variants.", stacklevel=2)
+            "two variants.", stacklevel=3)
         use_reentrant = True
     kwargs.pop("preserve_rng_state", True)  # toygrad's operations draw none
     if use_reentrant:
@@ -86,42 +82,74 @@ def checkpoint(function, *args, use_reentrant=None, debug=False,
         if option in kwargs:
             raise NotImplementedError(
                 f"toygrad does not support checkpoint's {option} option")
-    dummy = Tensor(np.empty((0,), dtype=np.float32), requires_grad=True)
-    saver = _NoopSaveInputs.apply(dummy, *args).grad_fn
-    holders = []
 
-    def pack(tensor):
+
+def _save_inputs(args):
+    """A node outside the graph that keeps the tensors among ``args`` as
+    saved tensors (so that an in-place change to one is caught)."""
+    dummy = Tensor(np.empty((0,), dtype=np.float32), requires_grad=True)
+    return _NoopSaveInputs.apply(dummy, *args).grad_fn
+
+
+def _inputs(saver, args):
+    """``args`` again, each tensor unpacked from ``saver``."""
+    saved = iter(saver.saved_tensors)
+    return [next(saved) if isinstance(a, Tensor) else a for a in args]
+
+
+# PyTorch compares the two runs' saved tensors (number, shapes, dtypes,
+# devices) and raises its CheckpointError; toygrad notices only a second run
+# that saves fewer, or (running to the end) more, and refuses.
+def _check_filled(holder):
+    if holder.tensor is None:
+        raise NotImplementedError(
+            "toygrad does not support PyTorch's CheckpointError: the "
+            "function saved fewer tensors when run again")
+
+
+def _next_holder(waiting):
+    holder = next(waiting, None)
+    if holder is None:  # only without early_stop
+        raise NotImplementedError(
+            "toygrad does not support PyTorch's CheckpointError: "
+            "the function saved more tensors when run again")
+    return holder
+
+
+# Task 11.1: checkpoint recomputes instead of saving
+def checkpoint(function, *args, use_reentrant=None, debug=False,
+               early_stop=True, **kwargs):
+    """``function(*args, **kwargs)``, keeping none of the tensors its
+    operations save for backward: backward runs it again to get them,
+    and stops once it has them all (``early_stop=False``: at the end)."""
+    _check_arguments(use_reentrant, debug, kwargs)
+    saver = _save_inputs(args)  # the inputs are kept: the second run's
+    holders = []  # one per tensor the graph saves, empty until backward
+
+    def pack(tensor):  # forward: the graph keeps an empty holder
         holders.append(_Holder())
         return holders[-1]
 
-    def unpack(holder):
+    def unpack(holder):  # backward: run again to fill the holders
         if holder.tensor is None:
             recompute()
-        if holder.tensor is None:  # PyTorch checks the second run closely
-            raise NotImplementedError(
-                "toygrad does not support PyTorch's CheckpointError: the "
-                "function saved fewer tensors when run again")
+        _check_filled(holder)
         tensor, holder.tensor = holder.tensor, None
         return tensor
 
     def recompute():
         waiting = iter(holders)
 
-        def fill(tensor):
-            holder = next(waiting, None)
-            if holder is None:  # only without early_stop
-                raise NotImplementedError(
-                    "toygrad does not support PyTorch's CheckpointError: "
-                    "the function saved more tensors when run again")
+        def fill(tensor):  # the second run saves into the holders, in order
+            holder = _next_holder(waiting)
             holder.tensor = tensor.detach()
             if early_stop and holder is holders[-1]:
                 # Every holder is full: stop at once, as PyTorch's
-                # _StopRecomputationError does, before the operation that
-                # saved the last tensor even returns.
+                # _StopRecomputationError does, inside the operation
+                # that saved the last tensor.
                 raise _StopRecomputation
 
-        saved = iter(saver.saved_tensors)
-        inputs = [next(saved) if isinstance(a, Tensor) else a for a in args]
+        inputs = _inputs(saver, args)
         try:
             with enable_grad(), saved_tensors_hooks(fill, _nothing):
                 function(*inputs, **kwargs)

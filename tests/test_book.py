@@ -125,28 +125,17 @@ def test_each_building_chapter_names_its_tasks():
             assert f"`pytest -m {task.marker}`" in text and f"{{ref}}`{task.section}`" in text
 
 
-TIME = re.compile(r"^\*\*Time to learn:\*\* about (\d+) minutes: (\d+) to read, (\d+) for the "
-                  r"exercises(?: and tasks)?\.$", flags=re.M)
+def test_time_to_learn_comes_from_the_stated_model():
+    # Three figures per chapter (read, exercises, tasks) from scripts/study_time.py's
+    # model; the intro's total agrees (`python scripts/study_time.py --write` writes them).
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import study_time
 
-
-def test_time_to_learn_counts_reading_exercises_and_tasks():
-    # Honest estimates: reading at no more than 200 words a minute, at least 5 minutes an
-    # exercise and 10 a task; the intro gives the total.
-    from tasks import TASKS
-
-    total = 0
     for path in CHAPTERS:
-        text = path.read_text()
-        minutes, reading, doing = map(int, TIME.search(text).groups())
-        assert minutes == reading + doing, path.name
-        prose = re.sub(r"```.*?```", "", text.split("---\n", 2)[2], flags=re.S)
-        assert reading >= len(re.findall(r"\w+", prose)) / 200, path.name
-        exercises = len(re.findall(r"^:::\{exercise\}", text, flags=re.M))
-        tasks = sum(task.chapter == int(path.name[2:4]) for task in TASKS)
-        assert doing >= 5 * exercises + 10 * tasks, path.name
-        total += minutes
+        assert study_time.time_line(path) in path.read_text().splitlines(), (
+            f"{path.name}: run python scripts/study_time.py --write")
     hours = re.search(r"about (\d+) hours", (ROOT / "intro.md").read_text())
-    assert hours and int(hours[1]) == round(total / 60)
+    assert hours and int(hours[1]) == round(study_time.total_minutes() / 60)
 
 
 def test_no_cross_reference_inside_an_exercise_statement():

@@ -2165,6 +2165,8 @@ ENTRIES = [
             _values(1.5, -2.0, 0.0), ("Value.tanh",)),
     OpEntry("Value: v.relu()", lambda lib, v: v.relu(),
             _values(1.5, -2.0, 0.0), ("Value.relu",)),
+    OpEntry("Value: v.reciprocal()", lambda lib, v: v.reciprocal(),
+            _values(1.5, -2.0, 0.0), ("Value.reciprocal",)),
     OpEntry("Value: v.sigmoid()", lambda lib, v: v.sigmoid(),
             _values(1.5, -2.0, 0.0, -800.0, 800.0), ("Value.sigmoid",)),
     OpEntry("Value: v.backward(gradient), v.grad", _value_backward,
@@ -2754,17 +2756,9 @@ _VALUE_SUB = (
     "deliberate: toygrad's Value builds v - w from its primitives (AddBackward0 over "
     'NegBackward0, chapter 3); PyTorch records one SubBackward0. Values and '
     'gradients agree')
-_VALUE_DIV = (
-    "deliberate: toygrad's Value builds v / w as v * w ** -1 (MulBackward0 over "
-    'PowBackward0, chapter 3); PyTorch records one DivBackward0. Values and '
-    'gradients agree')
 _VALUE_RSUB = (
     "deliberate: toygrad's Value builds number - v as -v + number (AddBackward0 over "
     'NegBackward0, chapter 3); PyTorch records one RsubBackward1. Values and '
-    'gradients agree')
-_VALUE_RDIV = (
-    "deliberate: toygrad's Value builds number / v as v ** -1 * number "
-    '(PowBackward0, chapter 3); PyTorch records ReciprocalBackward0. Values and '
     'gradients agree')
 _VALUE_RPOW = (
     "deliberate: toygrad's Value turns the number of number ** v into a Value "
@@ -2796,18 +2790,6 @@ DELIBERATE = {
     'Value: v - w: v=0.0, w=2.0': _VALUE_SUB,
     'Value: v - w: v=0.0, w=2.0, w needs no grad': _VALUE_SUB,
     'Value: v - w: v=0.0, w=2.0, v needs no grad': _VALUE_SUB,
-    'Value: v / w: v=1.5, w=-0.5': _VALUE_DIV,
-    'Value: v / w: v=1.5, w=-0.5, w needs no grad': _VALUE_DIV,
-    'Value: v / w: v=1.5, w=-0.5, v needs no grad': _VALUE_DIV,
-    'Value: v / w: v=2.0, w=3.0': _VALUE_DIV,
-    'Value: v / w: v=2.0, w=3.0, w needs no grad': _VALUE_DIV,
-    'Value: v / w: v=2.0, w=3.0, v needs no grad': _VALUE_DIV,
-    'Value: v / w: v=-1.0, w=2.0': _VALUE_DIV,
-    'Value: v / w: v=-1.0, w=2.0, w needs no grad': _VALUE_DIV,
-    'Value: v / w: v=-1.0, w=2.0, v needs no grad': _VALUE_DIV,
-    'Value: v / w: v=0.0, w=2.0': _VALUE_DIV,
-    'Value: v / w: v=0.0, w=2.0, w needs no grad': _VALUE_DIV,
-    'Value: v / w: v=0.0, w=2.0, v needs no grad': _VALUE_DIV,
     'Value: v - number: v=1.5, 2': _VALUE_SUB,
     'Value: v - number: v=1.5, 0.5': _VALUE_SUB,
     'Value: v - number: v=1.5, -1': _VALUE_SUB,
@@ -2826,24 +2808,6 @@ DELIBERATE = {
     'Value: number - v: v=0.0, 2': _VALUE_RSUB,
     'Value: number - v: v=0.0, 0.5': _VALUE_RSUB,
     'Value: number - v: v=0.0, -1': _VALUE_RSUB,
-    'Value: v / number: v=1.5, 2': _VALUE_DIV,
-    'Value: v / number: v=1.5, 0.5': _VALUE_DIV,
-    'Value: v / number: v=1.5, -1': _VALUE_DIV,
-    'Value: v / number: v=-2.0, 2': _VALUE_DIV,
-    'Value: v / number: v=-2.0, 0.5': _VALUE_DIV,
-    'Value: v / number: v=-2.0, -1': _VALUE_DIV,
-    'Value: v / number: v=0.0, 2': _VALUE_DIV,
-    'Value: v / number: v=0.0, 0.5': _VALUE_DIV,
-    'Value: v / number: v=0.0, -1': _VALUE_DIV,
-    'Value: number / v: v=1.5, 2': _VALUE_RDIV,
-    'Value: number / v: v=1.5, 0.5': _VALUE_RDIV,
-    'Value: number / v: v=1.5, -1': _VALUE_RDIV,
-    'Value: number / v: v=-2.0, 2': _VALUE_RDIV,
-    'Value: number / v: v=-2.0, 0.5': _VALUE_RDIV,
-    'Value: number / v: v=-2.0, -1': _VALUE_RDIV,
-    'Value: number / v: v=0.0, 2': _VALUE_RDIV,
-    'Value: number / v: v=0.0, 0.5': _VALUE_RDIV,
-    'Value: number / v: v=0.0, -1': _VALUE_RDIV,
     'Value: number ** v: v=1.5, 2': _VALUE_RPOW,
     'Value: number ** v: v=1.5, 0.5': _VALUE_RPOW,
     'Value: number ** v: v=1.5, 1': _VALUE_RPOW,

@@ -234,3 +234,19 @@ def test_no_visible_cell_holds_build_plumbing():
             if not (tags and HIDDEN.search(tags[1])) and re.search(r"\bglue\(|myst_nb", cell):
                 shown.append((page.name, cell.strip().splitlines()[-1][:60]))
     assert shown == []
+
+
+def test_a_visible_cell_makes_at_most_one_check():
+    # Lesson code, not build plumbing (issue 28, point 2): a cell the reader sees asserts
+    # at most one thing (an assert in a loop counts once); the page's other checks run in
+    # the cells after it, whose input is hidden.
+    shown = []
+    for page in sorted((ROOT / "chapters").glob("*.md")):
+        for cell in CELL.findall(page.read_text()):
+            tags = re.search(r"^tags: \[(.*?)\]", cell, flags=re.M) if cell.startswith(
+                "---\n") else None
+            if tags and HIDDEN.search(tags[1]):
+                continue
+            if len(re.findall(r"^\s*assert\b", cell, flags=re.M)) > 1:
+                shown.append((page.name, cell.strip().splitlines()[-1][:60]))
+    assert shown == []

@@ -104,3 +104,15 @@ def test_needs_an_input_that_requires_grad():
     with pytest.raises(ValueError) as ours:
         gradcheck(torch.sin, (torch.randn(2, dtype=torch.float64),))
     assert str(ours.value) == str(theirs.value)
+
+
+def test_an_input_s_grad_is_left_as_it_was_as_torch_leaves_it():
+    def leaf():
+        x = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
+        x.grad = torch.tensor([7.0, 8.0], dtype=torch.float64)
+        return x
+
+    theirs, ours = leaf(), leaf()
+    assert torch.autograd.gradcheck(lambda t: (t * t).sum(), (theirs,))
+    assert gradcheck(lambda t: (t * t).sum(), (ours,))
+    assert torch.equal(ours.grad, theirs.grad)

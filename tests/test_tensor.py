@@ -364,3 +364,16 @@ def test_relu_backward_is_pytorchs_threshold_backward_bit_for_bit(dtype):
         torch.from_numpy(grad), torch.from_numpy(out), 0).numpy()
     assert x.grad.dtype == expected.dtype
     assert x.grad.data.tobytes() == expected.tobytes()
+
+
+def test_gradcheck_leaves_a_tensor_s_grad_as_it_was_as_torch_s_does():
+    # Chapter 2's gradcheck on toygrad's tensors (torch's: tests/test_gradcheck.py).
+    from toygrad.autograd import gradcheck
+
+    x = toygrad.tensor(np.array([0.5, -1.0]), requires_grad=True)
+    x.grad = toygrad.tensor(np.array([7.0, 8.0]))
+    t = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
+    t.grad = torch.tensor([7.0, 8.0], dtype=torch.float64)
+    assert gradcheck(lambda a: (a * a).sum(), (x,))
+    assert torch.autograd.gradcheck(lambda a: (a * a).sum(), (t,))
+    assert np.array_equal(x.grad.data, t.grad.numpy())

@@ -128,16 +128,9 @@ class SGD(Optimizer):
 
     def step(self):
         """One update of every parameter that has a gradient, in place."""
-        group = self.param_groups[0]
-        lr = group["lr"]
-        if not (group["momentum"] or group["weight_decay"]
-                or group["maximize"]):
-            # Plain SGD, the common case, quickly: p -= lr * grad.
-            for p in self.params:
-                grad = p.grad
-                if grad is not None:
-                    _add_(p, -(lr * grad.data))
+        if self._plain_step():  # no momentum, weight decay or maximize
             return
+        group = self.param_groups[0]
         settings = {key: group[key] for key in (
             "lr", "momentum", "dampening", "weight_decay", "nesterov",
             "maximize")}
@@ -145,6 +138,21 @@ class SGD(Optimizer):
             if p.grad is not None:
                 self.state[id(p)] = sgd_update(
                     p, p.grad.data, self.state.get(id(p)), **settings)
+
+    def _plain_step(self):
+        """Plain SGD, the common case, quickly: ``p -= lr * grad``, what
+        ``sgd_update`` computes, with less Python per parameter (the
+        benchmark of ``bench/digits_mlp.py`` times it). False, doing
+        nothing, when the group has momentum, weight decay or maximize."""
+        group = self.param_groups[0]
+        if group["momentum"] or group["weight_decay"] or group["maximize"]:
+            return False
+        lr = group["lr"]
+        for p in self.params:
+            grad = p.grad
+            if grad is not None:
+                _add_(p, -(lr * grad.data))
+        return True
 
 
 # Task 15.1: SGD's update, with momentum and weight decay
@@ -195,43 +203,59 @@ class Adam(Optimizer):
         """One Adam update of every parameter that has a gradient."""
         group = self.param_groups[0]
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         for p in self.params:
             if p.grad is None:
                 continue
-            grad = p.grad.data if not group["maximize"] else -p.grad.data
-            state = self.state.get(id(p))
-            if state is None:
-                state = self.state[id(p)] = {
-                    "step": 0.0, "exp_avg": np.zeros_like(p.data),
-                    "exp_avg_sq": np.zeros_like(p.data)}
-                if amsgrad:
-                    state["max_exp_avg_sq"] = np.zeros_like(p.data)
+            grad = self._gradient(p)  # maximize and weight decay, if set
+            state = self._state(p)  # zero averages before the first step
             state["step"] += 1
-            step = state["step"]
-            if weight_decay != 0:
-                grad = grad + weight_decay * p.data
-            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            # exp_avg.lerp_(grad, 1 - beta1), as ATen's lerp computes it
-            weight = 1 - beta1
-            if abs(weight) < 0.5:
-                exp_avg += weight * (grad - exp_avg)
-            else:
-                exp_avg[...] = grad - (grad - exp_avg) * (1 - weight)
-            # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            exp_avg_sq *= beta2
-            exp_avg_sq += (1 - beta2) * grad * grad
-            bias_correction1 = 1 - beta1 ** step
-            bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
-            bias_correction2_sqrt = bias_correction2 ** 0.5
-            if amsgrad:
-                np.maximum(state["max_exp_avg_sq"], exp_avg_sq,
-                           out=state["max_exp_avg_sq"])
-                denom = (np.sqrt(state["max_exp_avg_sq"])
-                         / bias_correction2_sqrt)
-            else:
-                denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
-            denom += eps
-            # p.addcdiv_(exp_avg, denom, value=-step_size)
-            _add_(p, -step_size * exp_avg / denom)
+            t, m, v = state["step"], state["exp_avg"], state["exp_avg_sq"]
+            _lerp_(m, grad, 1 - beta1)  # m = beta1 * m + (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            if group["amsgrad"]:
+                v = _running_max(state, v)
+            step_size = lr / (1 - beta1 ** t)
+            denom = np.sqrt(v) / (1 - beta2 ** t) ** 0.5 + eps
+            _add_(p, -step_size * m / denom)
+
+    def _gradient(self, p):
+        """``p.grad``'s numbers; negated with ``maximize``, then plus
+        ``weight_decay * p``, as PyTorch's Adam (an L2 penalty's)."""
+        group = self.param_groups[0]
+        grad = p.grad.data if not group["maximize"] else -p.grad.data
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * p.data
+        return grad
+
+    def _state(self, p):
+        """``p``'s state, PyTorch's names: the step count and the two
+        running averages, zeros at first (and amsgrad's running maximum)."""
+        state = self.state.get(id(p))
+        if state is None:
+            state = self.state[id(p)] = {
+                "step": 0.0, "exp_avg": np.zeros_like(p.data),
+                "exp_avg_sq": np.zeros_like(p.data)}
+            if self.param_groups[0]["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(p.data)
+        return state
+
+
+def _lerp_(average, value, weight):
+    """``average.lerp_(value, weight)``: ``average + weight * (value -
+    average)`` in place, with ATen's formulas. Of the two, each the more
+    accurate on its own half of the weights, ATen picks by
+    ``|weight| < 1/2`` (where the CPU fuses a multiply-add, ATen rounds
+    once and NumPy twice: the last bits may differ)."""
+    if abs(weight) < 0.5:
+        average += weight * (value - average)
+    else:
+        average[...] = value - (value - average) * (1 - weight)
+
+
+def _running_max(state, exp_avg_sq):
+    """amsgrad: the running maximum of ``exp_avg_sq``, updated in place in
+    ``state``; Adam divides by it instead."""
+    np.maximum(state["max_exp_avg_sq"], exp_avg_sq,
+               out=state["max_exp_avg_sq"])
+    return state["max_exp_avg_sq"]

@@ -5,8 +5,8 @@
 ``torch.Tensor`` would: every result of an operation on a Value that requires
 grad points to a node (``grad_fn``) that knows how to send a gradient back to
 the operation's inputs. Primitive operations have a node class each, named as
-PyTorch names it; derived operations (``-``, ``/``, the reflected forms) are
-built from the primitives.
+PyTorch names it; derived operations (``-``, the reflected forms) are built
+from the primitives.
 
 At the edges of their domains the operations give what PyTorch's 0-dim
 float64 tensors give, IEEE numbers where Python's ``math`` raises:
@@ -18,8 +18,10 @@ import math
 
 import numpy as np
 
-from toygrad.autograd.graph import (
-    ERR_BACKWARD_TWICE, Node, grad_accumulator, next_sequence_nr)
+from toygrad.autograd.graph import Node, grad_accumulator
+#> ch04
+from toygrad.autograd.graph import ERR_BACKWARD_TWICE, next_sequence_nr
+#< ch04
 
 #> ch03 until ch05
 #| class _grad_mode:  # noqa: N801  (until chapter 5: always recording)
@@ -29,6 +31,7 @@ from toygrad.autograd.graph import (
 # Values honour no_grad and inference_mode too (chapter 10).
 from toygrad.autograd.grad_mode import state as _grad_mode
 #< ch05
+#> ch04 what backward leaves of a node's saved numbers
 
 
 class _Released:
@@ -42,6 +45,7 @@ class _Released:
 
 
 RELEASED = _Released()
+#< ch04
 
 
 # Arithmetic with IEEE results. Python's float arithmetic gives them already,
@@ -124,32 +128,39 @@ class ScalarNode(Node):
     ``next_nodes`` holds the node of each input (``None`` if it needs no
     gradient) and ``saved`` the numbers the gradient formula needs. Each
     subclass's ``apply(grad)`` unpacks ``saved`` and returns one gradient per
-    input. After backward, ``saved`` is released; a second backward that needs
-    it raises, as in PyTorch (a node that saved nothing, such as an addition,
-    can run again).
+    input.
     """
+    #> ch04
+    # After backward, ``saved`` is released; a second backward that needs it
+    # raises, as in PyTorch (a node that saved nothing, such as an addition,
+    # can run again).
+    #< ch04
 
     __slots__ = ("next_nodes", "saved")
 
     def __init__(self, next_nodes, saved):
-        # Node.__init__, inlined: this runs for every operation
+        #> ch04 Node.__init__'s work, set here: this runs for every operation
         self.sequence_nr = next_sequence_nr()
+        #< ch04
+        #> ch10
         self._hooks = None
+        #< ch10
         self.next_nodes = next_nodes
         self.saved = saved
 
     @property
     def next_functions(self):
-        # One (node, input_nr) pair per input, built on request as PyTorch
-        # does. A scalar operation has one or two inputs, and one output, so
-        # every edge leads to output 0.
+        # next_nodes as PyTorch shows them: (node, input_nr) pairs. A scalar
+        # operation has one output, so input_nr is always 0.
         nodes = self.next_nodes
         if len(nodes) == 1:
             return ((nodes[0], 0),)
         return ((nodes[0], 0), (nodes[1], 0))
+    #> ch04
 
     def release_variables(self):
         self.saved = RELEASED
+    #< ch04
 
 
 # One class per primitive operation, named as PyTorch names its node.
@@ -172,6 +183,24 @@ class MulBackward0(ScalarNode):
     def apply(self, g):
         a, b = self.saved
         return g * b, g * a
+
+
+class DivBackward0(ScalarNode):
+    """out = a / b"""
+    __slots__ = ()
+
+    def apply(self, g):
+        a, b = self.saved
+        return _div(g, b), -g * _div(_div(a, b), b)
+
+
+class ReciprocalBackward0(ScalarNode):
+    """out = 1 / a"""
+    __slots__ = ()
+
+    def apply(self, g):
+        out, = self.saved
+        return -g * (out * out),
 
 
 class PowBackward0(ScalarNode):
@@ -249,28 +278,6 @@ class SigmoidBackward0(ScalarNode):
         return g * (1 - out) * out,
 
 
-def _divisor(b):
-    """``b`` as a Value, if Value's derived division can divide by it.
-
-    (A number becomes a Value: its ``** -1`` is then 1 / 0 = inf at 0, not
-    Python's ZeroDivisionError.) a / b is computed as a * b ** -1: its value
-    is a * (1 / b), and b's gradient (g * a) * (-1 / (b * b)), where PyTorch
-    computes a / b and -g * ((a / b) / b). For the gradient g = 1 that
-    backward() starts with, the two agree, up to rounding, while b * b is a
-    normal float, and at 0, inf and nan; beyond, one overflows or underflows
-    where the other does not. (For other g they can still differ where
-    g * a overflows or underflows.)
-    """
-    b = b if isinstance(b, Value) else Value(b)
-    if 0 < abs(b.data) < 2.0 ** -511 or 2.0 ** 511 <= abs(b.data) < math.inf:
-        raise NotImplementedError(
-            f"division by {b.data!r} is not supported: Value divides as "
-            "a * b ** -1, which can differ from PyTorch's a / b where b * b "
-            "overflows or underflows (|b| must be 0, inf, nan or in "
-            "[2 ** -511, 2 ** 511))")
-    return b
-
-
 class Value:
     """A float that remembers how it was computed.
 
@@ -320,7 +327,7 @@ class Value:
         out = Value(data)
         if x.requires_grad and _grad_mode.enabled:
             out.requires_grad = True
-            out.grad_fn = node_class((x.grad_fn or x._grad_node(),), saved)
+            out.grad_fn = node_class((x._grad_node(),), saved)
         return out
 
     # Task 3.1: an operation records its node
@@ -333,8 +340,8 @@ class Value:
         out = Value(data)
         if (x.requires_grad or y.requires_grad) and _grad_mode.enabled:
             out.requires_grad = True
-            out.grad_fn = node_class((x.grad_fn or x._grad_node(),
-                                      y.grad_fn or y._grad_node()), saved)
+            out.grad_fn = node_class((x._grad_node(), y._grad_node()),
+                                     saved)
         return out
 
     # Primitive operations: compute the result, record its node with what the
@@ -348,6 +355,15 @@ class Value:
         other = other if isinstance(other, Value) else Value(other)
         a, b = self.data, other.data
         return Value._binary(a * b, MulBackward0, self, other, (a, b))
+
+    def __truediv__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        a, b = self.data, other.data
+        return Value._binary(_div(a, b), DivBackward0, self, other, (a, b))
+
+    def reciprocal(self):
+        out = _div(1.0, self.data)
+        return Value._unary(out, ReciprocalBackward0, self, (out,))
 
     def __pow__(self, exponent):
         a = self.data
@@ -389,9 +405,6 @@ class Value:
     def __sub__(self, other):
         return self + (-other)
 
-    def __truediv__(self, other):
-        return self * _divisor(other) ** -1
-
     def __radd__(self, other):  # other + self
         return self + other
 
@@ -401,8 +414,8 @@ class Value:
     def __rsub__(self, other):  # other - self
         return (-self) + other
 
-    def __rtruediv__(self, other):  # other / self
-        return _divisor(self) ** -1 * other
+    def __rtruediv__(self, other):  # other / self, as PyTorch computes it
+        return self.reciprocal() * other
 
     def __rpow__(self, base):  # base ** self
         return Value(base) ** self

@@ -9,6 +9,7 @@ tensors: ``toygrad.methods`` gives ``Tensor`` its operators and methods
 (``x * y``, ``x.sum()``), and ``toygrad.views`` its ``grad_fn`` property.
 """
 
+import contextlib
 import warnings
 from sys import getrefcount
 
@@ -111,9 +112,35 @@ def _make_grads(output, gradient):
     return gradient
 
 
-def _run_engine(node, gradient, retain_graph, create_graph, input_nr):
-    """Run the engine from ``node``, with grad mode off, or on with
-    ``create_graph``: only then is the backward pass itself recorded."""
+def _refuse_arguments(unsupported, inputs):
+    """Refuse the arguments of ``backward`` that toygrad does not support
+    (before chapter 12, ``inputs`` too)."""
+    _refuse("Tensor.backward", unsupported)
+    #> ch05 until ch12
+    #| if inputs is not None:
+    #|     _refuse("Tensor.backward", {"inputs": inputs})
+    #< ch05 until ch12
+
+
+def _root_edge(output, create_graph):
+    """Where the pass starts: ``output``'s node, and which of the node's
+    outputs ``output`` is. PyTorch's error if there is none, and its
+    warning for ``create_graph``."""
+    node, input_nr = output._gradient_edge()
+    if node is None:
+        raise RuntimeError("element 0 of tensors does not require grad "
+                           "and does not have a grad_fn")
+    if create_graph:  # stacklevel: backward's caller
+        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
+    return node, input_nr
+
+
+@contextlib.contextmanager
+def _grad_mode_of_pass(node, create_graph):
+    """Grad mode during a backward pass from ``node``: off, so that the pass
+    records nothing, or on with ``create_graph``, as PyTorch's engine sets
+    it for each pass. A graph whose backward toygrad cannot record is
+    refused before anything runs."""
     state = grad_mode.state
     enabled, grad = state.enabled, state.grad
     state.grad = create_graph
@@ -126,7 +153,7 @@ def _run_engine(node, gradient, retain_graph, create_graph, input_nr):
     try:
         if state.enabled:
             refuse_create_graph(node)
-        run_backward(node, gradient, retain_graph, input_nr)
+        yield
     finally:
         state.enabled, state.grad = enabled, grad
 
@@ -345,8 +372,8 @@ class Tensor:
                 return  # nothing counts the change, not even detach's
             if self._version_counter is None:  # after the numbers changed
                 raise RuntimeError(_INPLACE_ON_INFERENCE)
-        counter = self._version_counter  # _shared_version_counter, inlined
-        if counter is None:
+        counter = self._version_counter
+        if counter is None:  # the first change: no counter made yet
             self._version_counter = [1]
         else:
             counter[0] += 1
@@ -582,38 +609,27 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False,
                  inputs=None, **unsupported):
-        """Compute the gradient of this tensor with respect to every leaf.
+        """Add the gradient of this tensor to every leaf's ``.grad``.
 
-        The gradients are added into each leaf's ``.grad``. ``gradient`` is
-        d(final)/d(self); it may be left out only for a one-element tensor.
-        Unless ``retain_graph``, the graph's saved tensors are freed
-        afterwards. With ``create_graph`` the backward pass is itself
-        recorded, so gradients can be differentiated again.
+        ``gradient`` is d(final)/d(self); left out, it is ones, which only a
+        one-element tensor allows. The graph's saved tensors are freed
+        unless ``retain_graph``. With ``create_graph`` the backward pass is
+        itself recorded, so gradients can be differentiated again.
         """
-        if unsupported:
-            _refuse("Tensor.backward", unsupported)
-        #> ch05 until ch12
-        #| if inputs is not None:
-        #|     _refuse("Tensor.backward", {"inputs": inputs})
-        #< ch05 until ch12
+        _refuse_arguments(unsupported, inputs)
         #> ch12
         if inputs is not None:  # only these accumulate (differentiate.py)
             return extensions.backward(self, gradient, retain_graph,
                                        create_graph, inputs=inputs)
         #< ch12
-        gradient = _make_grads(self, gradient)  # checked, or ones
-        node, input_nr = self._gradient_edge()
-        if node is None:
-            raise RuntimeError("element 0 of tensors does not require grad "
-                               "and does not have a grad_fn")
-        if create_graph:
-            warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
+        gradient = _make_grads(self, gradient)  # ones, or checked
+        node, input_nr = _root_edge(self, create_graph)
         if gradient.data.dtype != self.data.dtype:
-            gradient = _cast_gradient(gradient, self.data.dtype,
-                                      create_graph)
+            gradient = _cast_gradient(gradient, self.data.dtype, create_graph)
         if retain_graph is None:
             retain_graph = create_graph
-        _run_engine(node, gradient, retain_graph, create_graph, input_nr)
+        with _grad_mode_of_pass(node, create_graph):
+            run_backward(node, gradient, retain_graph, input_nr)
 
     @staticmethod
     def _zeros(shape, dtype):

@@ -72,6 +72,13 @@ def _short_name(node):
     return head if number in ("0", "") else head + number
 
 
+def _version_of(tensor):
+    """How many in-place operations have changed ``tensor``'s numbers: its
+    ``_version``, read without its refusal for an inference tensor."""
+    counter = tensor._version_counter  # shared with its views and aliases
+    return counter[0] if counter else 0
+
+
 class SavedTensor:
     """A tensor kept for backward, with the version it had when it was saved.
 
@@ -91,8 +98,7 @@ class SavedTensor:
         if tensor._is_inference:
             _refuse_inference(tensor)
         #< ch10
-        counter = tensor._version_counter  # tensor._version, inlined: hot
-        self.version = counter[0] if counter else 0
+        self.version = _version_of(tensor)
         #> ch05 until ch11
         #| if tensor._grad_fn is node:  # an output of this very node
         #< ch05 until ch11
@@ -110,8 +116,7 @@ class SavedTensor:
     # Task 6.1: a saved tensor refuses to be used after an in-place change
     def unpack(self, node):
         tensor = self.tensor
-        counter = tensor._version_counter  # tensor._version, inlined: hot
-        if (counter[0] if counter else 0) != self.version:
+        if _version_of(tensor) != self.version:
             raise self._modified_error(node)
         if self.output_nr is None:
             return tensor
@@ -419,11 +424,6 @@ class FunctionMeta(type):
         node_class = namespace.get("node_name", f"{name}Backward")
         cls._backward_cls = type(node_class, (BackwardFunction,), {
             "_forward_cls": cls, "_node_name": node_name(node_class)})
-        # Whether forward and setup_context are split (not for Function).
-        cls._setup_context_defined = bases != () and (
-            "setup_context" in namespace
-            or any(getattr(base, "_setup_context_defined", False)
-                   for base in bases))
 
 
 class Function(metaclass=FunctionMeta):
@@ -463,13 +463,10 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *inputs):
-        # PyTorch's order (THPFunction_apply): decide, make the node, link
-        # it to the inputs' nodes, run forward, connect the outputs.
-        needs_input_grad = tuple([
-            isinstance(x, Tensor) and (  # x.requires_grad, inlined: hot
-                x._requires_grad or x._grad_fn is not None
-                or x._base is not None and x._base.requires_grad)
-            for x in inputs])
+        # PyTorch's order: decide, make the node, link it to the inputs'
+        # nodes, run forward, connect the outputs.
+        needs_input_grad = tuple([isinstance(x, Tensor) and x.requires_grad
+                                  for x in inputs])
         recording = grad_mode.state.enabled and True in needs_input_grad
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs_input_grad
@@ -497,7 +494,9 @@ def _run_forward(cls, ctx, inputs):
     enabled, grad = state.enabled, state.grad
     state.enabled = state.grad = False
     try:
-        if cls._setup_context_defined:
+        # A forward split in two (no ctx, then setup_context), as PyTorch
+        # tells it: setup_context is not Function's own.
+        if cls.setup_context is not Function.setup_context:
             inputs = _bind_defaults(cls.forward, inputs)
             outputs = cls.forward(*inputs)
             cls.setup_context(ctx, inputs, outputs)
@@ -616,35 +615,13 @@ def _connect(ctx, inputs):
     # The edges first: a leaf's AccumulateGrad node is made here, before
     # this node takes its number, so that every node is numbered after the
     # nodes it points to.
-    edges, input_meta = [], []
-    dead = False  # an input that requires grad but has no edge
-    for x, flag in zip(inputs, ctx.needs_input_grad):
-        if isinstance(x, Tensor):
-            if x._grad_fn is not None and x._view is None:  # the usual case
-                edges.append((x._grad_fn, x.output_nr))
-            else:
-                #> ch10
-                if x._is_inference and x._requires_grad:
-                    _refuse_inference_leaf()
-                #< ch10
-                edge = x._gradient_edge()
-                edges.append(edge)
-                dead = dead or flag and edge[0] is None
-            data = x.data
-            input_meta.append((data.shape, data.dtype))
-        else:
-            input_meta.append(None)
-    ctx.next_functions, ctx._input_meta = tuple(edges), input_meta
-    if dead and type(ctx)._forward_cls.__module__.startswith(BUILT_IN):
-        # A view made under no_grad of a tensor that requires grad requires
-        # grad too, but its edge leads nowhere. PyTorch's built-in nodes
-        # save for an input's gradient only if should_compute_output, an
-        # edge that leads somewhere (a custom Function keeps
-        # needs_input_grad from requires_grad, as PyTorch's does).
-        leads = iter([node is not None for node, _ in edges])
-        ctx.needs_input_grad = tuple([
-            next(leads) and flag if meta is not None else flag
-            for flag, meta in zip(ctx.needs_input_grad, input_meta)])
+    ctx.next_functions = tuple([_edge(x) for x in inputs
+                                if isinstance(x, Tensor)])
+    ctx._input_meta = [(x.data.shape, x.data.dtype)  # the engine checks
+                       if isinstance(x, Tensor) else None  # gradients by it
+                       for x in inputs]
+    if (None, 0) in ctx.next_functions:  # an input with no edge
+        _needs_live_edges(ctx)
     ctx.sequence_nr = next_sequence_nr()
     #> ch11
     if anomaly.enabled:  # where this node was made
@@ -654,40 +631,58 @@ def _connect(ctx, inputs):
 
 def _record(ctx, inputs, outputs):
     """Make ``ctx`` the node of this call's outputs, and keep what it saved."""
-    if type(outputs) is Tensor and not ctx._dirty and not (
-            ctx._non_differentiable):
-        # The common case, quickly: one output, an ordinary one.
-        for x in inputs:
-            if x is outputs:  # an input returned as it is: a new tensor
-                outputs = outputs._alias()
-        outputs._grad_fn, outputs.output_nr = ctx, 0
-        ctx.num_outputs = 1
-        ctx._output_meta = [(outputs.data.shape, outputs.data.dtype)]
-        if ctx.to_save:
-            _save(ctx)
-        return outputs
     single = type(outputs) is not tuple
     outputs = [outputs] if single else list(outputs)
     ctx.num_outputs = len(outputs)
     ctx._output_meta = [(out.data.shape, out.data.dtype)
                         if isinstance(out, Tensor) else None
                         for out in outputs]
-    skip, dirty = ctx._non_differentiable, ctx._dirty
+    skip = ctx._non_differentiable  # ids of the outputs marked so
     for output_nr, out in enumerate(outputs):
-        if not isinstance(out, Tensor) or id(out) in skip:
-            continue
-        if id(out) not in dirty:
-            for x in inputs:
-                if x is out:  # an input returned as it is: a new tensor
-                    out = outputs[output_nr] = out._alias()
-                    break
-        elif out._view is not None:
-            raise NotImplementedError(
-                "toygrad does not support mark_dirty on a view")
-        out._grad_fn = ctx
-        out.output_nr = output_nr
+        if isinstance(out, Tensor) and id(out) not in skip:
+            out = outputs[output_nr] = _own_output(ctx, out, inputs)
+            out._grad_fn, out.output_nr = ctx, output_nr
     _save(ctx)
     return outputs[0] if single else tuple(outputs)
+
+
+def _edge(x):
+    """Where the gradient for tensor ``x`` goes: ``(x.grad_fn,
+    x.output_nr)``, a leaf's ``(AccumulateGrad, 0)``, or ``(None, 0)``."""
+    if x._grad_fn is not None and x._view is None:  # the usual case
+        return (x._grad_fn, x.output_nr)
+    #> ch10
+    if x._is_inference and x._requires_grad:
+        _refuse_inference_leaf()
+    #< ch10
+    return x._gradient_edge()
+
+
+def _needs_live_edges(ctx):
+    """A view made under no_grad of a tensor that requires grad requires
+    grad too, but its edge leads nowhere. PyTorch's built-in nodes save for
+    an input's gradient only if should_compute_output, an edge that leads
+    somewhere; so ``needs_input_grad`` says False there (a custom Function
+    keeps needs_input_grad from requires_grad, as PyTorch's does)."""
+    if type(ctx)._forward_cls.__module__.startswith(BUILT_IN):
+        leads = iter([node is not None for node, _ in ctx.next_functions])
+        ctx.needs_input_grad = tuple([
+            next(leads) and flag if meta is not None else flag
+            for flag, meta in zip(ctx.needs_input_grad, ctx._input_meta)])
+
+
+def _own_output(ctx, out, inputs):
+    """An output, as ``_record`` gives it its node: an input that forward
+    returned as it is comes back as a new tensor, as in PyTorch, unless
+    forward changed it in place (``mark_dirty``)."""
+    if id(out) not in ctx._dirty:
+        for x in inputs:
+            if x is out:
+                return out._alias()
+    elif out._view is not None:
+        raise NotImplementedError(
+            "toygrad does not support mark_dirty on a view")
+    return out
 
 
 def _save(ctx):
@@ -769,9 +764,10 @@ def once_differentiable(backward):
 # PyTorch's ``validate_outputs`` casts with ``grad.to(dtype)``; also an
 # operation of its own (``toygrad.ops`` uses it).
 class ToCopy(Function):
-    """``a.to(dtype)``: the numbers in another dtype (PyTorch's
-    ``_to_copy``). The engine casts a gradient to its input's dtype with
-    it, recorded under ``create_graph`` as PyTorch's engine records it."""
+    """``a.to(dtype)``: the numbers in another dtype, PyTorch's ``_to_copy``.
+
+    The engine casts a gradient to its input's dtype with it, recorded
+    under ``create_graph`` as PyTorch's engine records it."""
     node_name = "ToCopyBackward0"
 
     @staticmethod

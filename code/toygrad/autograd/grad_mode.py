@@ -136,6 +136,14 @@ class enable_grad(_SwitchGradMode):
     mode = True
 
 
+def _check_bool(mode):
+    """PyTorch's refusal of a mode that is not a bool (0, 1 or None)."""
+    if not isinstance(mode, bool):
+        raise TypeError(
+            "set_grad_enabled(): argument 'enabled' (position 1) must "
+            f"be bool, not {type_name(mode)}")
+
+
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode to ``mode`` now; a ``with`` block restores it after.
 
@@ -144,10 +152,7 @@ class set_grad_enabled(_DecoratorContextManager):
     """
 
     def __init__(self, mode):
-        if not isinstance(mode, bool):  # PyTorch refuses 0, 1 or None
-            raise TypeError(
-                "set_grad_enabled(): argument 'enabled' (position 1) must "
-                f"be bool, not {type_name(mode)}")
+        _check_bool(mode)
         self.previous, self.mode = state.grad, mode
         _set_grad(mode)
 
@@ -189,13 +194,12 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.previous = state.grad, state.inference
-        # As PyTorch's c10::InferenceMode: inference mode on means grad
-        # mode off, and off means on.
+        # Inference mode on means grad mode off, and off means on.
         state.inference = self.mode
         _set_grad(not self.mode)
 
     def __exit__(self, *exc_info):
-        # Both switches back, as c10::InferenceMode's destructor does.
+        # Both flags back as they were.
         grad, state.inference = self.previous
         _set_grad(grad)
 

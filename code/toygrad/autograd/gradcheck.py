@@ -33,17 +33,33 @@ def _set_at(obj, index, value):
         obj.data[np.unravel_index(index, tuple(obj.data.shape))] = value
 
 
+def _flat_grad(x):
+    """``x.grad`` as a flat float64 array; zeros if no gradient arrived."""
+    if x.grad is None:
+        return np.zeros(_values(x).size)
+    return _values(x.grad).reshape(-1)
+
+
+def _check_inputs(inputs):
+    """PyTorch's ValueError if no input requires grad."""
+    if not any(getattr(x, "requires_grad", False) for x in inputs):
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of them have requires_grad=True.")
+
+
+def _get_notallclose_msg(numerical, analytical, index):
+    """PyTorch's message for a mismatch of the Jacobians of input ``index``."""
+    return ("Jacobian mismatch for output 0 "
+            f"with respect to input {index},\n"
+            f"numerical:{numerical}\nanalytical:{analytical}\n")
+
+
 # Task 2.1: a numerical Jacobian by central differences
 def numerical_jacobian(func, inputs, eps=1e-6):
-    """d output / d input by central differences.
-
-    One matrix per input that requires grad, stored transposed as
-    ``torch.autograd.gradcheck`` stores it, of shape (input.numel(),
-    output.numel()): row ``j`` comes from nudging input element ``j``, so
-    entry ``[j, i]`` estimates d output_i / d input_j, as
-    ``(f(x + eps) - f(x - eps)) / (2 eps)``, whose error shrinks like
-    ``eps**2``.
-    """
+    """d output / d input by central differences, one matrix per input that
+    requires grad, of shape (input.numel(), output.numel()): row ``j`` comes
+    from nudging input element ``j``."""
     jacobians = []
     for x in inputs:
         if not getattr(x, "requires_grad", False):
@@ -62,12 +78,9 @@ def numerical_jacobian(func, inputs, eps=1e-6):
 
 # Task 2.2: the Jacobian that backward computes, one row per backward
 def analytical_jacobian(func, inputs):
-    """d output / d input as the engine's ``backward`` computes it.
-
-    For each output element ``i``, one backward with a gradient that is 1
-    at ``i`` and 0 elsewhere: what arrives at the inputs is row ``i`` of the
-    Jacobian, stored as column ``i`` (the layout of ``numerical_jacobian``).
-    """
+    """d output / d input as ``backward`` computes it, in the layout of
+    ``numerical_jacobian``: column ``i`` comes from one backward with a
+    gradient that is 1 at output element ``i`` and 0 elsewhere."""
     differentiable = [x for x in inputs if getattr(x, "requires_grad", False)]
     size = _values(func(*inputs)).size
     columns = [[] for _ in differentiable]
@@ -79,11 +92,7 @@ def analytical_jacobian(func, inputs):
         _set_at(basis, i, 1.0)
         output.backward(basis)
         for column, x in zip(columns, differentiable):
-            if x.grad is None:
-                grad = np.zeros(_values(x).size)
-            else:
-                grad = _values(x.grad).reshape(-1)
-            column.append(grad)
+            column.append(_flat_grad(x))
     for x in differentiable:
         x.grad = None
     return [np.array(column).T for column in columns]
@@ -91,34 +100,23 @@ def analytical_jacobian(func, inputs):
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
               raise_exception=True):
-    """True if backward's gradients of ``func`` match finite differences.
-
-    Both are computed at ``inputs``. Same defaults and same test as
-    ``torch.autograd.gradcheck``: every Jacobian entry must satisfy
-    ``|analytical - numerical| <= atol + rtol * |numerical|``. Use float64
-    inputs: with float32 the finite differences are too noisy for these
-    tolerances.
-
-    Args:
-        func: takes ``*inputs`` and returns one tensor or Value.
-        inputs: tensors or Values; those with ``requires_grad`` are checked.
-        raise_exception: raise ``GradcheckError`` on a mismatch (else return
-            False).
-    """
+    """True if backward's gradients of ``func`` at ``inputs`` match finite
+    differences, with ``torch.autograd.gradcheck``'s defaults and test:
+    ``|analytical - numerical| <= atol + rtol * |numerical|`` for every
+    Jacobian entry. On a mismatch, raise ``GradcheckError`` (or return False
+    if not ``raise_exception``). Use float64 inputs."""
     inputs = tuple(inputs)
-    if not any(getattr(x, "requires_grad", False) for x in inputs):
-        raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, "
-            "but none of them have requires_grad=True.")
+    _check_inputs(inputs)
     numerical = numerical_jacobian(func, inputs, eps)
-    analytical = analytical_jacobian(func, inputs)
+    kept = [(x, x.grad) for x in inputs if getattr(x, "requires_grad", False)]
+    try:  # PyTorch's gradcheck leaves the inputs' .grad as it found them
+        analytical = analytical_jacobian(func, inputs)
+    finally:
+        for x, grad in kept:
+            x.grad = grad
     for index, (num, ana) in enumerate(zip(numerical, analytical)):
         if not np.allclose(ana, num, rtol=rtol, atol=atol):
             if raise_exception:
-                raise GradcheckError(
-                    "Jacobian mismatch for output 0 "
-                    f"with respect to input {index},\n"
-                    f"numerical:{num}\nanalytical:{ana}\n"
-                )
+                raise GradcheckError(_get_notallclose_msg(num, ana, index))
             return False
     return True

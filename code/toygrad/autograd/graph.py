@@ -163,12 +163,9 @@ class AccumulateGrad(Node):
     next_functions = ()
 
     def __init__(self, variable):
-        # Node.__init__'s work, set directly (one is made per leaf at each
-        # step of a training loop).
+        #> ch04 Node.__init__'s work, set here (one node per leaf a step)
         self.sequence_nr = next_sequence_nr()
-        #> ch03 until ch10
-        #| self._hooks = None
-        #< ch03 until ch10
+        #< ch04
         #> ch10
         self._own_hooks = None  # what the _hooks property sets
         #< ch10

@@ -248,11 +248,9 @@ def _call_node_hooks(hooks_dict, values, *more):
 
 # Task 10.1: the engine runs a node's hooks in PyTorch's order
 def call_function(node, grads, run=None):
-    """Run ``node`` on ``grads`` with its hooks; return what the node
-    received after the pre-hooks, and what it sends on after the post-hooks.
-    ``run(node, grads)``, if given, runs the node in place of ``node.apply``
-    (anomaly mode's checks, chapter 11).
-    """
+    """Run ``node`` on ``grads`` with its hooks; return the gradients as
+    the pre-hooks left them, and what the node sends on. ``run(node,
+    grads)``, if given, runs the node instead of ``node.apply``."""
     hooks = node._hooks
     grads = call_tensor_pre_hooks(node, grads)
     grads = _call_node_hooks(hooks.pre, grads)

@@ -48,11 +48,7 @@ def _pad(data, padding, value=0.0):
 
 class Convolution(Function):
     """A batch of images (N, C_in, H, W) correlated with (C_out, C_in, kH,
-    kW) filters, plus a bias per output channel. Padding and stride are
-    built around chapter 8's stride-1 kernels: the input is padded with
-    zeros, and every ``stride``-th output of the stride-1 correlation kept;
-    backward puts the gradient back in the places kept (zeros elsewhere),
-    runs chapter 8's backward, and crops the padding off."""
+    kW) filters, plus a bias per output channel."""
     node_name = "ConvolutionBackward0"
 
     @staticmethod
@@ -73,7 +69,10 @@ class Convolution(Function):
 
 
 class ConvolutionBackward(Function):
-    """Chapter 8's batched backward; itself not differentiable in toygrad."""
+    """Chapter 8's batched backward, for a padded and strided forward: the
+    gradient goes back to the outputs forward kept (zeros in the others),
+    and the padding is cropped off the input's gradient. Itself not
+    differentiable in toygrad."""
     node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod

@@ -79,6 +79,27 @@ def _typename(value):
     return f"{module}.{kind.__qualname__}"
 
 
+def _remove_from(name, *places):
+    """``name`` out of each dictionary or set in ``places``."""
+    for place in places:
+        if name in place:
+            if isinstance(place, dict):
+                del place[name]
+            else:
+                place.discard(name)
+
+
+_EXPECTED = {"parameter": "torch.nn.Parameter or None",
+             "child module": "torch.nn.Module or None",
+             "buffer": "torch.nn.Buffer, torch.Tensor or None"}
+
+
+def _cannot_assign(value, kind, name):
+    """PyTorch's TypeError for ``value`` assigned to a registered name."""
+    return TypeError(f"cannot assign '{_typename(value)}' as {kind} "
+                     f"'{name}' ({_EXPECTED[kind]} expected)")
+
+
 # What torch.nn.Module offers that toygrad does not: refused by name.
 _REFUSED_METHODS = (
     "to", "cuda", "cpu", "type", "float", "double", "half", "bfloat16",
@@ -145,60 +166,61 @@ class Module:
             f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
-        """File ``value`` as PyTorch does: a ``Parameter`` as a parameter, a
-        ``Module`` as a submodule, taking the name from wherever it was;
-        None or a value of the same kind for a registered name; a tensor
-        for a buffer's name; anything else as a plain attribute."""
-        def remove_from(*places):
-            for place in places:
-                if name in place:
-                    if isinstance(place, dict):
-                        del place[name]
-                    else:
-                        place.discard(name)
-
-        params = self.__dict__.get("_parameters")
+        """File ``value`` by its kind: a ``Parameter`` in ``_parameters``, a
+        ``Module`` in ``_modules``, anything else as a plain attribute."""
         if isinstance(value, Parameter):
-            if params is None:
-                raise AttributeError(
-                    "cannot assign parameters before Module.__init__() call")
-            remove_from(self.__dict__, self._buffers, self._modules,
-                        self._non_persistent_buffers_set)
-            self.register_parameter(name, value)
-        elif params is not None and name in params:
+            self._file_parameter(name, value)
+        elif isinstance(value, Module):
+            self._file_module(name, value)
+        elif not self._reassign(name, value):
+            super().__setattr__(name, value)
+
+    # What __setattr__ does beyond filing, as PyTorch's: errors before
+    # __init__, a name moving from one dictionary to another, and a name
+    # already registered, which takes only None (or, a buffer, a tensor).
+
+    def _file_parameter(self, name, param):
+        if self.__dict__.get("_parameters") is None:
+            raise AttributeError(
+                "cannot assign parameters before Module.__init__() call")
+        _remove_from(name, self.__dict__, self._buffers, self._modules,
+                     self._non_persistent_buffers_set)
+        self.register_parameter(name, param)
+
+    def _file_module(self, name, module):
+        params = self.__dict__.get("_parameters")
+        if params is not None and name in params:
+            raise _cannot_assign(module, "parameter", name)
+        modules = self.__dict__.get("_modules")
+        if modules is None:
+            raise AttributeError(
+                "cannot assign module before Module.__init__() call")
+        _remove_from(name, self.__dict__, self._parameters, self._buffers,
+                     self._non_persistent_buffers_set)
+        modules[name] = module
+
+    def _reassign(self, name, value):
+        """``value``, neither a Parameter nor a Module, for a registered
+        name: None empties it, a tensor replaces a buffer, anything else is
+        PyTorch's TypeError. False if ``name`` is not registered."""
+        params, modules, buffers = (self.__dict__.get(where) for where in (
+            "_parameters", "_modules", "_buffers"))
+        if params is not None and name in params:
             if value is not None:
-                raise TypeError(
-                    f"cannot assign '{_typename(value)}' as parameter "
-                    f"'{name}' (torch.nn.Parameter or None expected)")
+                raise _cannot_assign(value, "parameter", name)
             self.register_parameter(name, value)
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise _cannot_assign(value, "child module", name)
+            modules[name] = value
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise _cannot_assign(value, "buffer", name)
+            self.register_buffer(
+                name, value, name not in self._non_persistent_buffers_set)
         else:
-            modules = self.__dict__.get("_modules")
-            if isinstance(value, Module):
-                if modules is None:
-                    raise AttributeError(
-                        "cannot assign module before Module.__init__() call")
-                remove_from(self.__dict__, self._parameters, self._buffers,
-                            self._non_persistent_buffers_set)
-                modules[name] = value
-            elif modules is not None and name in modules:
-                if value is not None:
-                    raise TypeError(
-                        f"cannot assign '{_typename(value)}' as child module "
-                        f"'{name}' (torch.nn.Module or None expected)")
-                modules[name] = value
-            else:
-                buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
-                    if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(
-                            f"cannot assign '{_typename(value)}' as buffer "
-                            f"'{name}' (torch.nn.Buffer, torch.Tensor or "
-                            "None expected)")
-                    self.register_buffer(
-                        name, value,
-                        name not in self._non_persistent_buffers_set)
-                else:
-                    super().__setattr__(name, value)
+            return False
+        return True
 
     def __delattr__(self, name):
         if name in self._parameters:

@@ -225,8 +225,10 @@ class Stack(Function):
 
 
 class Fill(Function):
-    """``a.fill_(value)`` with a 0-dim tensor ``value``, which is how
-    ``x[...] = 2.0`` writes a number into a whole tensor (see setitem)."""
+    """``a.fill_(value)`` with a 0-dim tensor ``value``.
+
+    It is how ``x[...] = 2.0`` writes a number into a whole tensor (see
+    setitem)."""
     node_name = "FillBackward3"
 
     @staticmethod
@@ -249,8 +251,9 @@ class Fill(Function):
 
 
 class MaskedFill(Function):
-    """``a.masked_fill(mask, value)`` for a 0-dim tensor ``value``, inside
-    a gradient formula (PyTorch's ``MaskedFillBackward1``)."""
+    """``a.masked_fill(mask, value)`` for a 0-dim tensor ``value``.
+
+    Used inside a gradient formula (PyTorch's ``MaskedFillBackward1``)."""
     node_name = "MaskedFillBackward1"
 
     @staticmethod
@@ -277,8 +280,9 @@ class MaskedFill(Function):
 
 
 class MaskedSelect(Function):
-    """``a.masked_select(mask)`` (the elements where ``mask`` is true, in
-    a 1-D tensor), inside a gradient formula."""
+    """``a.masked_select(mask)``: the elements where ``mask`` is true.
+
+    They come in a 1-D tensor. Used inside a gradient formula."""
     node_name = "MaskedSelectBackward0"
 
     @staticmethod
@@ -298,8 +302,10 @@ class MaskedSelect(Function):
 
 
 class MaskedScatter(Function):
-    """``a.masked_scatter(mask, source)``: ``source``'s elements, in order,
-    where ``mask`` is true (here exactly as many as ``source`` has)."""
+    """``a.masked_scatter(mask, source)``: ``source`` where ``mask`` is true.
+
+    ``source``'s elements, in order (here ``mask`` has exactly as many true
+    entries as ``source`` has elements)."""
     node_name = "MaskedScatterBackward0"
 
     @staticmethod
@@ -350,8 +356,9 @@ def _along(index, dim):
 
 
 class Scatter(Function):
-    """``a.scatter(dim, index, src)``: ``a`` with ``src`` written where
-    ``index`` points along ``dim`` (PyTorch's ``ScatterBackward0``)."""
+    """``a.scatter(dim, index, src)``: ``src`` written where ``index`` points.
+
+    Along ``dim``, into a copy of ``a`` (PyTorch's ``ScatterBackward0``)."""
     node_name = "ScatterBackward0"
 
     @staticmethod
@@ -382,8 +389,9 @@ class Scatter(Function):
 
 
 class Gather(Function):
-    """``a.gather(dim, index)``: the elements ``index`` points to along
-    ``dim`` (PyTorch's ``GatherBackward0``)."""
+    """``a.gather(dim, index)``: the elements ``index`` points to.
+
+    Along ``dim`` (PyTorch's ``GatherBackward0``)."""
     node_name = "GatherBackward0"
 
     @staticmethod
@@ -406,8 +414,10 @@ class Gather(Function):
 
 
 class ScatterAdd(Function):
-    """``a.scatter_add(dim, index, src)``: ``src`` added where ``index``
-    points along ``dim`` (PyTorch's ``ScatterAddBackward0``)."""
+    """``a.scatter_add(dim, index, src)``: ``src`` added where ``index`` says.
+
+    Along ``dim``, into a copy of ``a`` (PyTorch's
+    ``ScatterAddBackward0``)."""
     node_name = "ScatterAddBackward0"
 
     @staticmethod

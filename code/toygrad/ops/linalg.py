@@ -125,6 +125,7 @@ def _grad_of_right(grad, left, column_major):
 
 
 class Mm(Function):
+    """``a @ b`` for two matrices (``torch.mm``)."""
     node_name = "MmBackward0"
 
     @staticmethod
@@ -139,14 +140,14 @@ class Mm(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_columns, b_columns = ctx.column_major
-        # The right matrix's gradient first, as PyTorch's MmBackward0
-        # computes them (which shows in the order a create_graph pass
-        # records them), and only the gradients the pass needs.
+        # Only the gradients the pass needs, b's first, in the order of
+        # PyTorch's node (it shows in a create_graph pass's nodes).
         need_a, need_b = ctx.needs_input_grad
         grad_b = (_grad_of_right(grad, a, b_columns) if need_b and a
-                  is not None else None)
-        return (_grad_of_left(grad, b, a_columns) if need_a and b is not None
-                else None, grad_b)
+                  is not None else None)  # a.t() @ grad
+        grad_a = (_grad_of_left(grad, b, a_columns) if need_a and b
+                  is not None else None)  # grad @ b.t()
+        return grad_a, grad_b
 
     #> ch13
     @staticmethod

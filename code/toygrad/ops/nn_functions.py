@@ -134,9 +134,11 @@ class LogSoftmaxBackwardData(Function):
 
 
 class NllLoss(Function):
-    """``-log_probs[i, target[i]]`` for each row whose target is not
-    ``ignore_index``: their mean (the default), their sum, or each row's
-    (``reduction="none"``, an ignored row giving 0)."""
+    """The loss ``-log_probs[i, target[i]]`` of each row ``i``, reduced.
+
+    Rows whose target is ``ignore_index`` are left out: the result is the
+    mean (the default), the sum, or each row's (``reduction="none"``, an
+    ignored row giving 0)."""
     node_name = "NllLossBackward0"
 
     @staticmethod
@@ -219,9 +221,11 @@ def _nll_loss_backward(grad, shape, target, total_weight, how):
 
 
 class NllLossBackward(Function):
-    """nll_loss's gradient, an operation of its own as PyTorch's
-    ``nll_loss_backward``: linear in ``grad``; its input ``log_probs``
-    only gives its shape (its derivative is zero, as PyTorch's)."""
+    """nll_loss's gradient, an operation of its own.
+
+    As PyTorch's ``nll_loss_backward``: linear in ``grad``; its input
+    ``log_probs`` only gives its shape (its derivative is zero, as
+    PyTorch's)."""
     node_name = "NllLossBackwardBackward0"
 
     @staticmethod

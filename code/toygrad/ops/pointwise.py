@@ -217,6 +217,7 @@ class Rsub(Function):
 
 
 class Mul(Function):
+    """``a * b``, element by element, with broadcasting."""
     node_name = "MulBackward0"
     saves_self = 1  # which saved tensor is the first input (see views)
 
@@ -226,22 +227,21 @@ class Mul(Function):
         # Save only what the needed gradients use: d(ab)/da = b, d(ab)/db = a.
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
         ctx.shapes = a.data.shape, b.data.shape
-        x, y = _promote(a, b)
+        x, y = _promote(a, b)  # the arrays in the result's dtype
         return Tensor(x * y)
 
     @staticmethod
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         a_shape, b_shape = ctx.shapes
-        # Only the gradients the pass needs, b's first: PyTorch's generated
-        # nodes compute their inputs' gradients in the alphabetical order of
-        # their names (other, then self), which shows in the order a
-        # create_graph pass records them.
+        # Only the gradients the pass needs, b's first, in the order of
+        # PyTorch's node (it shows in a create_graph pass's nodes).
         need_a, need_b = ctx.needs_input_grad
         grad_b = (unbroadcast(grad * a, b_shape) if need_b and a is not None
                   else None)
-        return (unbroadcast(grad * b, a_shape) if need_a and b is not None
-                else None, grad_b)
+        grad_a = (unbroadcast(grad * b, a_shape) if need_a and b is not None
+                  else None)
+        return grad_a, grad_b
 
     #> ch13
     # The product rule, forward: (ab)' = a'b + ab'; a term whose tangent
@@ -498,8 +498,9 @@ def zero_where(condition, x):
 
 
 class ZeroWhere(Function):
-    """``where(condition, zero, x)`` with a constant 0-dim ``zero``,
-    recorded as PyTorch's ``where``: the gradient of ``x`` is
+    """``where(condition, zero, x)`` with a constant 0-dim ``zero``.
+
+    Recorded as PyTorch's ``where``: the gradient of ``x`` is
     ``where(condition, 0, grad)``."""
     node_name = "WhereBackward0"
 
@@ -590,6 +591,7 @@ class Reciprocal(Function):
 # Elementwise functions.
 
 class Exp(Function):
+    """``a.exp()``: e to the power of each element."""
     node_name = "ExpBackward0"
 
     @staticmethod
@@ -657,8 +659,9 @@ class Tanh(Function):
 
 
 class TanhBackward(Function):
-    """``grad * (1 - out ** 2)``: tanh's gradient, an operation of its own
-    as PyTorch's ``tanh_backward``, so that a recorded backward pass
+    """``grad * (1 - out ** 2)``: tanh's gradient, an operation of its own.
+
+    As PyTorch's ``tanh_backward``, so that a recorded backward pass
     (``create_graph``) holds the node PyTorch's holds (chapter 12)."""
     node_name = "TanhBackwardBackward0"
 
@@ -739,8 +742,10 @@ class Sigmoid(Function):
 
 
 class SigmoidBackward(Function):
-    """``grad * out * (1 - out)``: sigmoid's gradient, an operation of its
-    own as PyTorch's ``sigmoid_backward`` (see ``TanhBackward``)."""
+    """``grad * out * (1 - out)``: sigmoid's gradient, as an operation.
+
+    An operation of its own, as PyTorch's ``sigmoid_backward`` (see
+    ``TanhBackward``)."""
     node_name = "SigmoidBackwardBackward0"
 
     @staticmethod

@@ -76,8 +76,10 @@ def _expand_back(grad, shape, dims, keepdim):
 
 
 class DivScalar(Function):
-    """``grad / count`` inside a gradient formula: PyTorch's ``div.Scalar``
-    (``DivBackward1``), the division of ``mean_backward``."""
+    """``grad / count``, the division of ``mean``'s gradient formula.
+
+    PyTorch's ``div.Scalar`` (``DivBackward1``), which ``mean_backward``
+    calls."""
     node_name = "DivBackward1"
 
     @staticmethod

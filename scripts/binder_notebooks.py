@@ -90,8 +90,10 @@ def parse_options(lines):
     return options
 
 
+# The options that select or format the text; "emphasize-lines" and "caption" only style
+# the website's listing, so a notebook shows the same code without them.
 INCLUDE_OPTIONS = {"pyobject", "start-after", "start-at", "end-before", "end-at", "dedent",
-                   "language", "linenos"}
+                   "language", "linenos", "emphasize-lines", "caption"}
 
 
 def read_include(chapter_dir, target, options):

@@ -99,22 +99,32 @@ def _jvp_output(out):
     return out
 
 
+def _jvp_transform(f, options, jacobian):
+    """What ``jacfwd`` adds around ``jacobian(x)``, its loop of JVPs: the
+    checks of ``_transform``; grad mode on; and an empty input, which has
+    no unit vector, so ``f`` runs once, for the Jacobian's shape."""
+    def with_grads_on(x):
+        with _grads_on():
+            if x.data.size == 0:  # an empty input: no JVP at all
+                out = _jvp_output(f(Tensor(x.data)))
+                return _assemble([], -1, out.shape + x.shape, out.dtype)
+            return jacobian(x)
+    return _transform("jacfwd", options, _jvp_input, with_grads_on)
+
+
 # Task 13.2: the Jacobian by forward mode
 def jacfwd(f, **options):
     """``f``'s Jacobian by forward mode: one JVP per element of the input."""
     def jacobian(x):
-        primal, out, columns = Tensor(x.data), None, []
-        with _grads_on():
-            for tangent in _basis(x.shape, x.dtype):  # the unit vectors
-                with forward_ad.dual_level():
-                    dual = forward_ad.make_dual(primal, Tensor(tangent))
-                    out = _jvp_output(f(dual))
-                    column = forward_ad.unpack_dual(out).tangent
-                    columns.append(_data_or_zeros(column, out))
-            if out is None:  # an empty input: no JVP at all
-                out = _jvp_output(f(primal))
+        primal, columns = Tensor(x.data), []  # x's numbers, no history
+        for tangent in _basis(x.shape, x.dtype):  # the unit vectors
+            with forward_ad.dual_level():
+                dual = forward_ad.make_dual(primal, Tensor(tangent))
+                out = _jvp_output(f(dual))
+                column = forward_ad.unpack_dual(out).tangent
+                columns.append(_data_or_zeros(column, out))
         return _assemble(columns, -1, out.shape + x.shape, out.dtype)
-    return _transform("jacfwd", options, _jvp_input, jacobian)
+    return _jvp_transform(f, options, jacobian)
 
 
 def _vjp_input(x):

@@ -354,38 +354,48 @@ class BackwardFunction(Node):
     # What the engine does with the node.
 
     def apply(self, *grad_outputs):
+        """What the engine calls: the Function's ``backward``, checked."""
         if self.num_outputs > 1 and self.materialize_grads:
-            grad_outputs = tuple([
-                Tensor._zeros(*meta) if grad is None and meta else grad
-                for grad, meta in zip(grad_outputs, self._output_meta)])
+            grad_outputs = _zeros_for_missing(self, grad_outputs)
         grads = self._forward_cls.backward(self, *grad_outputs)
-        if type(grads) is not tuple:
-            grads = (grads,)
-        expected = self._input_meta
-        if len(grads) > len(expected) and all(
-                grad is None for grad in grads[len(expected):]):
-            grads = grads[:len(expected)]  # extra Nones are dropped
-        if len(grads) != len(expected):
-            raise RuntimeError(
-                f"function {self.name()} returned an incorrect number of "
-                f"gradients (expected {len(expected)}, got {len(grads)})")
-        # One gradient per tensor input, in the order of next_functions, each
-        # checked against the input's shape and dtype.
+        grads = _one_per_input(self, grads)
+        # One gradient per tensor input, in the order of next_functions,
+        # each checked against the input's shape and dtype.
         checked = []
-        index = 0
-        for grad in grads:
-            meta = expected[index]
+        for index, (grad, meta) in enumerate(zip(grads, self._input_meta)):
             if meta is not None:  # a tensor input: in next_functions
                 if grad is not None and (grad.data.shape != meta[0]
                                          or grad.data.dtype is not meta[1]):
                     grad = _conform(self, index, grad, meta)
                 checked.append(grad)
-            index += 1
         return checked
 
     def release_variables(self):
         if self._saved is not None:
             self._saved = _RELEASED
+
+
+def _zeros_for_missing(node, grad_outputs):
+    """Zeros, of the output's shape and dtype, for each output of ``node``
+    that received no gradient (``None``)."""
+    return tuple([Tensor._zeros(*meta) if grad is None and meta else grad
+                  for grad, meta in zip(grad_outputs, node._output_meta)])
+
+
+def _one_per_input(node, grads):
+    """What ``backward`` returned, as a tuple of one gradient per input of
+    ``forward`` (extra trailing ``None``s dropped), or PyTorch's error."""
+    if type(grads) is not tuple:
+        grads = (grads,)
+    expected = node._input_meta
+    if len(grads) > len(expected) and all(
+            grad is None for grad in grads[len(expected):]):
+        grads = grads[:len(expected)]  # extra Nones are dropped
+    if len(grads) != len(expected):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of "
+            f"gradients (expected {len(expected)}, got {len(grads)})")
+    return grads
 
 
 # Task 6.2: a gradient of the wrong shape is summed down, or refused
@@ -617,11 +627,7 @@ def _connect(ctx, inputs):
     # nodes it points to.
     ctx.next_functions = tuple([_edge(x) for x in inputs
                                 if isinstance(x, Tensor)])
-    ctx._input_meta = [(x.data.shape, x.data.dtype)  # the engine checks
-                       if isinstance(x, Tensor) else None  # gradients by it
-                       for x in inputs]
-    if (None, 0) in ctx.next_functions:  # an input with no edge
-        _needs_live_edges(ctx)
+    _input_metadata(ctx, inputs)  # for the engine's checks of gradients
     ctx.sequence_nr = next_sequence_nr()
     #> ch11
     if anomaly.enabled:  # where this node was made
@@ -633,10 +639,7 @@ def _record(ctx, inputs, outputs):
     """Make ``ctx`` the node of this call's outputs, and keep what it saved."""
     single = type(outputs) is not tuple
     outputs = [outputs] if single else list(outputs)
-    ctx.num_outputs = len(outputs)
-    ctx._output_meta = [(out.data.shape, out.data.dtype)
-                        if isinstance(out, Tensor) else None
-                        for out in outputs]
+    _output_metadata(ctx, outputs)  # for zeros where no gradient comes
     skip = ctx._non_differentiable  # ids of the outputs marked so
     for output_nr, out in enumerate(outputs):
         if isinstance(out, Tensor) and id(out) not in skip:
@@ -644,6 +647,25 @@ def _record(ctx, inputs, outputs):
             out._grad_fn, out.output_nr = ctx, output_nr
     _save(ctx)
     return outputs[0] if single else tuple(outputs)
+
+
+def _input_metadata(ctx, inputs):
+    """Keep each input's shape and dtype: the engine checks the gradients
+    ``backward`` returns against them (``_conform``)."""
+    ctx._input_meta = [(x.data.shape, x.data.dtype)
+                       if isinstance(x, Tensor) else None
+                       for x in inputs]
+    if (None, 0) in ctx.next_functions:  # an input with no edge
+        _needs_live_edges(ctx)
+
+
+def _output_metadata(ctx, outputs):
+    """Count the outputs and keep each one's shape and dtype: the node
+    makes zeros from them for an output that receives no gradient."""
+    ctx.num_outputs = len(outputs)
+    ctx._output_meta = [(out.data.shape, out.data.dtype)
+                        if isinstance(out, Tensor) else None
+                        for out in outputs]
 
 
 def _edge(x):

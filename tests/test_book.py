@@ -250,3 +250,15 @@ def test_a_visible_cell_makes_at_most_one_check():
             if len(re.findall(r"^\s*assert\b", cell, flags=re.M)) > 1:
                 shown.append((page.name, cell.strip().splitlines()[-1][:60]))
     assert shown == []
+
+
+def test_every_method_listing_is_dedented():
+    # A method shown on its own starts at the page's left margin (issue 28, point 2).
+    undented = []
+    for page in sorted((ROOT / "chapters").glob("*.md")):
+        for options in re.findall(r"```\{literalinclude\}[^\n]*\n((?::[^\n]*\n)*)",
+                                  page.read_text()):
+            method = re.search(r"^:pyobject: \w+\.\w+", options, flags=re.M)
+            if method and ":dedent:" not in options:
+                undented.append((page.name, method[0]))
+    assert undented == []

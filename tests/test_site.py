@@ -409,7 +409,10 @@ def try_stepper(page, seen):
     def visible():
         return [i for i, frame in enumerate(frames) if frame.is_displayed()]
 
-    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", stepper)
+    # As a reader does: the controls in the middle of the window (a stepper taller than
+    # the window, centred as a whole, would put them under the page's sticky header).
+    controls = stepper.find_element(By.CSS_SELECTOR, ".stepper-controls")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", controls)
     seen["first"] = visible()
     stepper.find_element(By.CSS_SELECTOR, ".stepper-next").click()
     seen["after_next"] = (visible(), slider.get_attribute("value"))

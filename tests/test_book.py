@@ -262,3 +262,15 @@ def test_every_method_listing_is_dedented():
             if method and ":dedent:" not in options:
                 undented.append((page.name, method[0]))
     assert undented == []
+
+
+def test_no_code_cell_inside_a_dropdown():
+    # MyST-NB runs only top-level cells: one nested in a dropdown would never run (and the
+    # strict build fails on it). Optional code goes in a cell tagged hide-input instead.
+    nested = []
+    for page in sorted((ROOT / "chapters").glob("*.md")):
+        text = page.read_text()
+        for match in re.finditer(r"^(:{3,})\{dropdown\}.*?^\1$", text, flags=re.M | re.S):
+            if "{code-cell}" in match[0]:
+                nested.append((page.name, text[:match.start()].count("\n") + 1))
+    assert nested == []

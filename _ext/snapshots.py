@@ -30,6 +30,7 @@ def write_snapshots(app):
     finally:
         sys.path.remove(str(root / "tests"))
     chapters.write_all_snapshots(root)
+    chapters.write_task_stubs(root)  # _build/stubs/chNN: what a task's student starts from
 
 
 def added_lines(old, new):

@@ -361,6 +361,7 @@ def write_snapshots(root):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.write_all_snapshots(root)
+    module.write_task_stubs(root)
 
 
 # A listing's file in a snapshot, shown as the package's own path.

@@ -175,3 +175,67 @@ def write_all_snapshots(root):
     """Every chapter's snapshot in the book's build folder (``snapshot_folder``)."""
     return [write_snapshot(chapter, snapshot_folder(chapter, root))
             for chapter in range(min(CHAPTER_FILES), LAST + 1)]
+
+
+def stub_folder(chapter, root):
+    """Where the book's build keeps chapter ``chapter``'s task stubs:
+    ``root/_build/stubs/chNN`` (``write_task_stubs``)."""
+    return Path(root) / "_build" / "stubs" / f"ch{chapter:02d}"
+
+
+def write_task_stubs(root, package=PACKAGE):
+    """Each chapter's task functions as the student edition gives them (the ``def`` and
+    docstring, and a body that raises), in that chapter's file as it leaves it, written
+    to ``stub_folder``: a page shows a task's stub where it sets the task, and toygrad's
+    own code in a collapsed solution. Unchanged files are not touched."""
+    import importlib.util
+    import sys
+
+    root = Path(root)
+    spec = importlib.util.spec_from_file_location(
+        "student_edition", root / "scripts" / "student_edition.py")
+    edition = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(root / "tests"))
+    try:
+        spec.loader.exec_module(edition)
+        from tasks import TASKS
+    finally:
+        sys.path.remove(str(root / "tests"))
+    written = []
+    for chapter in sorted({task.chapter for task in TASKS}):
+        texts = snapshot(chapter, package)
+        for path in sorted({task.path for task in TASKS if task.chapter == chapter}):
+            relative = path.removeprefix("toygrad/")
+            tasks = [task for task in TASKS
+                     if task.chapter == chapter and task.path == path]
+            text = _wrap_raises(edition.stubbed(texts[relative], tasks))
+            target = stub_folder(chapter, root) / "toygrad" / relative
+            if not target.exists() or target.read_text() != text:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text)
+            written.append(target)
+    return written
+
+
+def _wrap_raises(text, width=79):
+    """The stubs' one-line ``raise NotImplementedError('...')`` split over lines of at
+    most ``width`` characters (the same string, by implicit concatenation), so that a
+    listing of a stub needs no sideways scrolling."""
+    import ast
+    import textwrap
+
+    out = []
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if len(line.rstrip("\n")) <= width or not stripped.startswith(
+                "raise NotImplementedError("):
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        message = ast.literal_eval(stripped[len("raise NotImplementedError("):-1])
+        pieces = textwrap.wrap(message, width - len(indent) - 8,
+                               drop_whitespace=False)
+        out.append(f"{indent}raise NotImplementedError(\n")
+        out += [f"{indent}    {piece!r}\n" for piece in pieces[:-1]]
+        out.append(f"{indent}    {pieces[-1]!r})\n")
+    return "".join(out)

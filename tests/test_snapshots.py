@@ -251,6 +251,39 @@ def test_no_listing_shows_a_task_s_solution_before_the_task_s_chapter(snapshots)
     assert checked > 100
 
 
+def test_a_task_s_stub_is_its_function_with_a_body_that_raises_naming_the_task():
+    # A page may show the stub where it sets a task (../_build/stubs/chNN), and toygrad's
+    # code in a collapsed solution; the stub is what the student edition starts from.
+    import ast
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import student_edition
+    from tasks import TASKS
+
+    chapters.write_task_stubs(ROOT)
+    for task in TASKS:
+        path = task.path.removeprefix("toygrad/")
+        stub = (chapters.stub_folder(task.chapter, ROOT) / "toygrad" / path).read_text()
+        own = chapters.snapshot(task.chapter)[path]
+        function = student_edition.function_node(ast.parse(stub), task.qualname)
+        body = [node for node in function.body
+                if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+        assert len(body) == 1 and isinstance(body[0], ast.Raise), task.id
+        raised = body[0].exc
+        assert raised.func.id == "NotImplementedError", task.id
+        assert raised.args[0].value.startswith(f"Task {task.id} "), task.id
+        assert max(map(len, stub.splitlines())) <= 79, task.id
+        head, _ = student_edition.head_lines(own, task.qualname)
+        assert "".join(head) in stub, task.id  # the def and docstring, as the chapter has them
+    for page in PAGES:  # a page shows the stubs of its own chapter's tasks only
+        for target, options, _ in listings(page):
+            found = re.match(r"\.\./_build/stubs/ch(\d\d)/toygrad/(.*)$", target)
+            if found:
+                assert int(found[1]) == page_chapter(page), (page.name, target)
+                assert any(task.chapter == page_chapter(page) and task.qualname
+                           == options.get("pyobject") for task in TASKS), (page.name, target)
+
+
 def test_no_marker_stands_inside_a_string():
     # A marker in a docstring would show in help() of the final package.
     import tokenize

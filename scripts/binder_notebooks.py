@@ -156,6 +156,10 @@ class Labels:
                 if target and i + 1 < len(lines) and HEADING.match(lines[i + 1]):
                     level, title = HEADING.match(lines[i + 1]).groups()
                     self.entries[target[1]] = (stem, number, title, len(level) == 1)
+                elif target and i + 1 < len(lines) and COLON_DIRECTIVE.match(lines[i + 1]):
+                    # a label on a dropdown: Sphinx links it when the {ref} gives its words
+                    title = COLON_DIRECTIVE.match(lines[i + 1])[3]
+                    self.entries[target[1]] = (stem, number, title, False)
                 directive = COLON_DIRECTIVE.match(line)
                 if directive and directive[2] == "exercise":
                     exercise += 1

@@ -7,8 +7,9 @@ Writes, from ``_build/html`` (no LaTeX, no network):
 
 - ``_build/pdf/book-instructor.pdf``: every page of ``_toc.yml`` in order, every exercise's
   solution printed open;
-- ``_build/pdf/book-student.pdf``: the same pages with every solution removed (the exercises
-  stay).
+- ``_build/pdf/book-student.pdf``: the same pages with every solution removed: the
+  exercises' and the tasks' ("Solution to Task N.K"); the exercises and the tasks' stubs
+  stay.
 
 Each page is served on 127.0.0.1 (as tests/test_site.py does), opened in Debian's Chromium,
 left to finish MathJax, forced into light mode, prepared for paper (the theme's header,
@@ -92,7 +93,12 @@ const h1 = article.querySelector('h1');
 return h1.textContent.replace(/#$/, '').replace(/\\s+/g, ' ').trim();
 """
 REMOVE_SOLUTIONS_JS = """
-const solutions = document.querySelectorAll('div.solution');
+// The exercises' solutions, and the tasks' ("Solution to Task N.K", a dropdown).
+const tasks = [...document.querySelectorAll('details.sd-dropdown')].filter(d => {
+  const title = d.querySelector('.sd-summary-text');
+  return title && title.textContent.trim().startsWith('Solution to Task');
+});
+const solutions = [...document.querySelectorAll('div.solution'), ...tasks];
 solutions.forEach(s => s.remove());
 return solutions.length;
 """

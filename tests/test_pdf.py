@@ -3,8 +3,8 @@
 Builds them first unless they are newer than the built site and the script (never checks
 stale PDFs), then checks both editions: every page of ``_toc.yml`` starts a page of the PDF
 with its H1 title, in toc order, with one bookmark each; every exercise is there; every
-exercise solution of the website is in the instructor edition and in no way in the student
-edition (a distinctive line of each, taken from the built HTML); no link points at the
+exercise's and task's solution of the website is in the instructor edition and in no way in
+the student edition (a distinctive line of each, taken from the built HTML); no link points at the
 temporary local server the pages were printed from.
 
 Needs a built site (``make book``), selenium and Debian's ``chromium``, ``chromium-driver`` and
@@ -62,13 +62,24 @@ def h1_title(article):
     return " ".join(h1.get_text().split())
 
 
+def solutions_of(article):
+    """A page's solutions: the exercises' (``div.solution``) and the tasks' (a dropdown
+    titled "Solution to Task N.K"), as book_pdf.REMOVE_SOLUTIONS_JS finds them."""
+    tasks = [d for d in article.select("details.sd-dropdown")
+             if (title := d.select_one(".sd-summary-text"))
+             and title.get_text().strip().startswith("Solution to Task")]
+    return article.select("div.solution") + tasks
+
+
 def solution_candidates(solution):
     """Lines of a solution, in order, that the PDF prints as text: paragraphs split where
-    inline math (typeset by MathJax, not extractable) interrupts them, and lines of code."""
+    inline math (typeset by MathJax, not extractable) interrupts them, lines of code, and each
+    listing whole (compared squeezed, its lines run together)."""
     body = copy.copy(solution.select_one("section#solution-content") or solution)
     for element in body.find_all(["p", "pre"]):
         if element.name == "pre":
             yield from element.get_text().splitlines()
+            yield element.get_text()  # a listing of short lines: the lines run together
         else:
             for math in element.select("span.math"):
                 math.replace_with("\n")
@@ -163,11 +174,11 @@ def test_every_exercise_is_in_its_chapter(pdfs, site, titles, edition):
 
 def test_solutions_only_in_the_instructor_edition(pdfs, site, titles):
     # The book's text outside the solutions: a snippet found there would prove nothing.
-    solutions = {page: article.select("div.solution") for page, article in site.items()}
+    solutions = {page: solutions_of(article) for page, article in site.items()}
     elsewhere = ""
     for page in PAGES:
         article = built_page(page)
-        for solution in article.select("div.solution"):
+        for solution in solutions_of(article):
             solution.decompose()
         elsewhere += squeeze(article.get_text())
 

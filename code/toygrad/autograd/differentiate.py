@@ -91,17 +91,18 @@ def _root(outputs, grads):
     return GraphRoot(edges, grads), None, 0
 
 
-def _run(outputs, grads, retain_graph, create_graph, needed=None,
+def _run(outputs, grads, retain_graph, create_graph, targets=None,
          captures=None):
     """One backward pass from ``outputs`` (``_engine_run_backward``).
 
-    ``needed``, if given, are the nodes the pass is for: it runs the nodes
+    ``targets``, if given, are the nodes the pass is for: it runs the nodes
     that lead to them, and those of them that are not captured. Grad mode
     is on during the pass only with ``create_graph``.
     """
     root, grad, input_nr = _root(outputs, grads)
-    if needed is not None:
-        needed = nodes_to_run((root,), needed) | (needed - set(captures))
+    needed = None
+    if targets is not None:
+        needed = nodes_to_run((root,), targets) | (targets - set(captures))
     state = grad_mode.state
     enabled, grad_on = state.enabled, state.grad
     state.grad = create_graph  # record the pass only if asked to (and

@@ -284,6 +284,37 @@ def test_a_task_s_stub_is_its_function_with_a_body_that_raises_naming_the_task()
                            == options.get("pyobject") for task in TASKS), (page.name, target)
 
 
+def test_a_task_s_sketch_on_a_page_is_its_chapter_s_code_with_gaps():
+    # A page may sketch a task's function in a plain ```python block, with "..." where the
+    # student's work goes (ch05's Mm.backward, ch12's grad). Every other line of the sketch
+    # is a line of that task's function as the chapter leaves it, so the sketch cannot
+    # drift from code/toygrad.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import student_edition
+    from tasks import TASKS
+
+    sketches = 0
+    for page in PAGES:
+        if not page.name.startswith("ch"):
+            continue
+        chapter = page_chapter(page)
+        tasks = [task for task in TASKS if task.chapter == chapter]
+        texts = chapters.snapshot(chapter)
+        sources = []
+        for task in tasks:
+            text = texts[task.path.removeprefix("toygrad/")]
+            _, first = student_edition.head_lines(text, task.qualname)
+            _, last = student_edition.body_lines(text, task.qualname)
+            sources.append({line.split("#")[0].strip()
+                            for line in text.splitlines()[first - 1:last]})
+        for block in re.findall(r"^```python\n(.*?)^```", page.read_text(), re.M | re.S):
+            sketches += 1
+            lines = [line.split("#")[0].strip() for line in block.splitlines()
+                     if "..." not in line and line.split("#")[0].strip()]
+            assert any(set(lines) <= source for source in sources), (page.name, lines)
+    assert sketches >= 2
+
+
 def test_no_marker_stands_inside_a_string():
     # A marker in a docstring would show in help() of the final package.
     import tokenize

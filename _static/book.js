@@ -31,3 +31,17 @@ document.addEventListener("DOMContentLoaded", function () {
     else image.addEventListener("load", function () { keepLegible(image); });
   });
 });
+
+// Printing from the browser (Ctrl+P, or the download menu's ".pdf") prints the light pages
+// the PDFs have, whatever colour mode the reader chose; the mode comes back afterwards.
+(function () {
+  let chosen = null;
+  window.addEventListener("beforeprint", function () {
+    chosen = document.documentElement.dataset.theme;
+    document.documentElement.dataset.theme = "light";
+  });
+  window.addEventListener("afterprint", function () {
+    if (chosen) document.documentElement.dataset.theme = chosen;
+    chosen = null;
+  });
+})();

@@ -172,14 +172,49 @@ function captions(article) {
     .map((caption) => ({ text: caption.innerText.trim(), contrast: contrast(caption) }));
 }
 
-async function accessibility(accepted) {
+// Text in cell outputs that is too faint to read: every visible element with text of its
+// own, its colour composed on the backgrounds behind it (the review's P2: operation names
+// pink on the dark theme's light output panel, 1.01:1). WCAG AA: 4.5:1, 3:1 for large text.
+function outputContrast(article) {
+  const faint = [];
+  for (const element of article.querySelectorAll(".cell_output *")) {
+    const own = [...element.childNodes].some((node) =>
+      node.nodeType === 3 && node.textContent.trim());
+    // (A control that is switched off is exempt, as WCAG 1.4.3 says.)
+    if (!own || !visible(element) || element.closest("svg, mjx-container, :disabled")) {
+      continue;
+    }
+    const style = getComputedStyle(element);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && +style.fontWeight >= 700);
+    const ratio = contrast(element);
+    if (ratio < (large ? 3 : 4.5)) {
+      faint.push(`${ratio.toFixed(2)}:1 ${describe(element)}`);
+    }
+  }
+  return faint;
+}
+
+async function accessibility(accepted, incomplete) {
   const results = await axe.run(document, {
     runOnly: {
       type: "tag",
       values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"],
     },
-    resultTypes: ["violations"],
+    resultTypes: ["violations", "incomplete"],
   });
+  if (incomplete) {
+    // What axe could not decide about colour contrast but measured: a ratio below what the
+    // text needs (axe files a 1:1 ratio, text the colour of its background, as incomplete).
+    incomplete.push(...results.incomplete
+      .filter((finding) => finding.id === "color-contrast")
+      .flatMap((finding) => finding.nodes)
+      .filter((node) => node.any.some((check) => check.data && check.data.contrastRatio
+        && check.data.expectedContrastRatio
+        && check.data.contrastRatio < parseFloat(check.data.expectedContrastRatio)))
+      .map((node) => node.target.join(" ") + ": "
+        + node.any.map((check) => check.data.contrastRatio).join(", ")));
+  }
   return results.violations
     .filter((violation) => ["serious", "critical"].includes(violation.impact))
     .map((violation) => ({
@@ -192,6 +227,35 @@ async function accessibility(accepted) {
         return !!element && (accepted[violation.id] || []).some((selector) => element.matches(selector));
       }),
     }));
+}
+
+// Inline code that a line breaks in the middle of a word ("Function.appl|y"): a line may
+// break at a space or where _ext/break_points.py put a <wbr> (between two text nodes), not
+// between two letters of one text node.
+function codeBreaks(article) {
+  const broken = [];
+  const range = document.createRange();
+  for (const code of article.querySelectorAll("code.literal")) {
+    if (!visible(code) || code.getClientRects().length < 2) continue;
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent;
+      let top = null;
+      for (let i = 0; i < text.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getBoundingClientRect();
+        if (!box.height) continue;
+        if (top !== null && box.top > top + 2 && /\S/.test(text[i - 1] || " ")
+            && /\S/.test(text[i])) {
+          broken.push(`${text.slice(0, i)}|${text.slice(i)}`);
+          break;
+        }
+        top = box.top;
+      }
+    }
+  }
+  return broken;
 }
 
 async function tryButton(selector, dialogSelector) {
@@ -242,13 +306,17 @@ async function survey(options) {
   await settle(() => toggled.every(([box, hidden]) =>
     !box || box.classList.contains("toggle-hidden") !== hidden));
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
+  const incomplete = [];
   return {
     mobile: options.mobile,
     overflow: overflow(article, options.width),
     cut: cutOff(article),
     figures: await figures(article),
     captions: captions(article),
-    axe: await accessibility(options.accepted),
+    output_contrast: outputContrast(article),
+    axe: await accessibility(options.accepted, incomplete),
+    axe_incomplete_contrast: incomplete,
+    code_breaks: codeBreaks(article),
     menus: await menus(options.mobile),
   };
 }

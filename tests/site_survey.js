@@ -258,6 +258,25 @@ function codeBreaks(article) {
   return broken;
 }
 
+// What printing from this view gives (the review's P4: dark pages, or faint text, when the
+// reader's mode was dark): the page's text and background as printing begins, then the mode
+// after printing ends.
+async function printed() {
+  const mode = document.documentElement.dataset.theme;
+  window.dispatchEvent(new Event("beforeprint"));
+  await frame();
+  const body = document.querySelector(".bd-article p") || document.body;
+  const result = {
+    contrast: contrast(body),
+    background_luminance: luminance(background(body)),
+  };
+  window.dispatchEvent(new Event("afterprint"));
+  await frame();
+  result.mode_after = document.documentElement.dataset.theme;
+  result.mode_before = mode;
+  return result;
+}
+
 async function tryButton(selector, dialogSelector) {
   // Click the visible button; report whether anything opened or closed, then undo it.
   const button = [...document.querySelectorAll(selector)].find(visible);
@@ -317,6 +336,7 @@ async function survey(options) {
     axe: await accessibility(options.accepted, incomplete),
     axe_incomplete_contrast: incomplete,
     code_breaks: codeBreaks(article),
+    printed: await printed(),
     menus: await menus(options.mobile),
   };
 }

@@ -598,6 +598,16 @@ def test_no_faint_text_that_axe_left_undecided(survey):
 
 
 @_parametrize_surveys
+def test_printing_gives_light_pages_in_either_mode(survey):
+    # Ctrl+P in dark mode printed black pages or light grey text on white (the review's P4):
+    # the page turns light for printing, and back to the reader's mode afterwards.
+    printed = survey["printed"]
+    assert printed["background_luminance"] > 0.9, "a dark page on paper"
+    assert printed["contrast"] >= MIN_CONTRAST
+    assert printed["mode_after"] == printed["mode_before"]
+
+
+@_parametrize_surveys
 def test_inline_code_breaks_only_between_words(survey):
     # On a phone a long name wraps at "/", "." or "_" or between CamelCase words, never
     # letter by letter (the review's P8: "Function.appl|y").

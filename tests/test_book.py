@@ -274,3 +274,21 @@ def test_no_code_cell_inside_a_dropdown():
             if "{code-cell}" in match[0]:
                 nested.append((page.name, text[:match.start()].count("\n") + 1))
     assert nested == []
+
+
+def test_the_front_page_cards_follow_the_toc():
+    # The front page's chapter cards (issue 29, item 7): one per page of _toc.yml, in its
+    # order, under its part's heading, titled as the page is, numbered as the toc numbers it.
+    intro = (ROOT / "intro.md").read_text()
+    listed = intro[intro.index("(intro-chapters)="):]
+    found = re.findall(r"^### (.+)$|^:::\{grid-item-card\} (.+)\n:link: ([\w-]+)\n", listed,
+                       flags=re.M)
+    expected, number = [], 0
+    for caption, is_numbered, pages in toc_parts():
+        expected.append((caption, "", ""))
+        for page in pages:
+            title = re.search(r"^# (.+)$", (ROOT / f"{page}.md").read_text(), flags=re.M)[1]
+            number += is_numbered
+            expected.append(("", f"{number}. {title}" if is_numbered else title,
+                             first_label(page)))
+    assert found[:len(expected)] == expected

@@ -166,6 +166,31 @@ async function figures(article) {
   return found;
 }
 
+// Figures cut at the edge of their box with nothing to say so. Phones hide scrollbars, so
+// a picture wider than its box must show a cue: a fade (mask-image) on its box, or a
+// visible hint beside the box that says it scrolls. Each entry: the picture's alt text,
+// and the pixels hidden.
+function uncuedFigures(article) {
+  const found = [];
+  for (const image of article.querySelectorAll("img")) {
+    if (!visible(image)) continue;
+    let box = image.parentElement;
+    while (box && box !== article && getComputedStyle(box).overflowX === "visible") {
+      box = box.parentElement;
+    }
+    if (!box || box === article || box.scrollWidth <= box.clientWidth + 1) continue;
+    const style = getComputedStyle(box);
+    const faded = [style.maskImage, style.webkitMaskImage].some((mask) => mask && mask !== "none");
+    const hinted = [box.previousElementSibling, box.nextElementSibling].some((element) =>
+      element && visible(element) && /scroll/i.test(element.innerText));
+    if (!faded && !hinted) {
+      found.push(`${box.scrollWidth - box.clientWidth} px hidden: `
+        + `${(image.getAttribute("alt") || image.src).slice(0, 60)}`);
+    }
+  }
+  return found;
+}
+
 function captions(article) {
   return [...article.querySelectorAll("figcaption, .caption, caption")]
     .filter(visible)
@@ -331,6 +356,7 @@ async function survey(options) {
     overflow: overflow(article, options.width),
     cut: cutOff(article),
     figures: await figures(article),
+    uncued: uncuedFigures(article),
     captions: captions(article),
     output_contrast: outputContrast(article),
     axe: await accessibility(options.accepted, incomplete),

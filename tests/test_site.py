@@ -577,6 +577,12 @@ def test_figures_are_sharp_and_their_text_legible(survey):
 
 
 @_parametrize_surveys
+def test_a_figure_wider_than_its_box_says_so(survey):
+    # A phone hides the scrollbar: a figure cut at the edge shows a fade or a hint.
+    assert survey["uncued"] == []
+
+
+@_parametrize_surveys
 def test_captions_are_legible(survey):
     faint = [(c["text"][:50], round(c["contrast"], 2)) for c in survey["captions"]
              if c["contrast"] < MIN_CONTRAST]

@@ -40,6 +40,10 @@ GRAPHVIZ_NODE = re.compile(r'<g id="[^"]*" class="node">.*?</g>', re.S)
 GRAPHVIZ_BACKGROUND = re.compile(r'(<g id="graph0" class="graph"[^>]*>\s*<title>[^<]*</title>\s*'
                                  r'<polygon )fill="[^"]*"')
 MATPLOTLIB_BACKGROUND = re.compile(r'(<g id="patch_1">\s*<path [^>]*?style=")fill: #[0-9a-f]{6}')
+LEGEND = re.compile(r'<ul class="stepper-legend".*?</ul>', re.S)
+SWATCH = re.compile(r'<span style="[^"]*"></span>')
+SPAN_STYLE = re.compile(r'(style=")([^"]*)(")')
+STYLE_COLOUR = re.compile(r"(?<=[:\s])(#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|[a-z]+\b)(?![-(])")
 THIS_FILE = Path(__file__).read_bytes()
 IMG = re.compile(r"<img\b[^>]*>")
 SRC = re.compile(r'\bsrc="([^"]*)"')
@@ -193,6 +197,27 @@ def themed(body, source_of, images_dir, prefix):
     return IMG.sub(pair, body)
 
 
+def _dark_style(style):
+    """An inline style with each colour it names in its dark version."""
+    def swap(match):
+        colour = match[0] if match[0].startswith("#") else _named(match[0])
+        return match[0] if colour is None else dark_version(colour)
+    return STYLE_COLOUR.sub(swap, style)
+
+
+def themed_legends(body):
+    """The stepper's legend (toygrad.viz.stepper) names its nodes' colours with swatches:
+    each swatch in the light and the dark version, as the frames beside it."""
+    def legend(match):
+        def swatch(span):
+            light = span[0].replace("<span ", '<span class="only-light" ', 1)
+            dark = SPAN_STYLE.sub(lambda m: m[1] + _dark_style(m[2]) + m[3],
+                                  span[0].replace("<span ", '<span class="only-dark" ', 1))
+            return light + dark
+        return SWATCH.sub(swatch, match[0])
+    return LEGEND.sub(legend, body)
+
+
 def _svg_source(app, pagename):
     images = {name: Path(source) for source, name in app.builder.images.items()}
 
@@ -217,8 +242,8 @@ def on_page(app, pagename, templatename, context, doctree):
         return
     depth = pagename.count("/")
     prefix = "../" * depth + "_images/"
-    context["body"] = themed(context["body"], _svg_source(app, pagename),
-                             Path(app.outdir) / "_images", prefix)
+    context["body"] = themed_legends(themed(context["body"], _svg_source(app, pagename),
+                                            Path(app.outdir) / "_images", prefix))
 
 
 def setup(app):

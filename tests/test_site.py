@@ -442,6 +442,74 @@ def try_stepper(page, seen):
             By.CSS_SELECTOR, ".stepper-controls").is_displayed()
     finally:
         page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    seen["nodes"] = page.execute_script(FRAME_NODES, stepper)
+    seen["disabled_contrast"] = {
+        mode: page.execute_script(DISABLED_CONTRAST, stepper, mode) for mode in ("light", "dark")}
+    # On a phone (390 px, touch), the controls are a finger's size.
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    page.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True})
+    try:
+        seen["phone_heights"] = page.execute_script(
+            "return Array.from(arguments[0].querySelectorAll("
+            "'.stepper-controls button, .stepper-controls input'))"
+            ".map(el => [el.className, el.getBoundingClientRect().height]);", stepper)
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        page.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+# Each frame of a stepper: its picture's size on the page, and every node's box ({title:
+# [x, y, width, height]}) as the browser lays the frame's SVG out.
+FRAME_NODES = """
+const host = document.createElement("div");
+host.style.cssText = "position:absolute;left:-10000px;top:0";
+document.body.appendChild(host);
+const frames = [];
+for (const img of arguments[0].querySelectorAll(".stepper-frame img")) {
+  const bytes = Uint8Array.from(atob(img.src.split(",")[1]), c => c.charCodeAt(0));
+  const svg = new DOMParser().parseFromString(new TextDecoder().decode(bytes),
+                                              "image/svg+xml").documentElement;
+  host.replaceChildren(document.importNode(svg, true));
+  const boxes = {};
+  for (const node of host.querySelectorAll("g.node")) {
+    const box = node.querySelector("polygon, ellipse, path").getBBox();
+    boxes[node.querySelector("title").textContent] =
+      [box.x, box.y, box.width, box.height].map(v => Math.round(v * 100) / 100);
+  }
+  frames.push({size: [img.getAttribute("width"), img.getAttribute("height")], boxes});
+}
+host.remove();
+return frames;
+"""
+
+# The contrast of the disabled "previous" button's text with what is behind it, in a colour
+# mode (set on the page for the measurement, then put back).
+DISABLED_CONTRAST = """
+const [stepper, mode] = arguments;
+const root = document.documentElement, before = root.dataset.theme;
+root.dataset.theme = mode;
+function rgba(text) { return text.match(/[0-9.]+/g).map(Number).concat([1]).slice(0, 4); }
+function over(top, below) {
+  const a = top[3];
+  return [0, 1, 2].map(i => top[i] * a + below[i] * (1 - a)).concat([1]);
+}
+function luminance(c) {
+  const [r, g, b] = c.slice(0, 3).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+const button = stepper.querySelector(".stepper-previous");
+const layers = [];
+for (let el = button; el; el = el.parentElement) layers.push(rgba(getComputedStyle(el).backgroundColor));
+let behind = [255, 255, 255, 1];
+for (const layer of layers.reverse()) behind = over(layer, behind);
+const text = over(rgba(getComputedStyle(button).color), behind);
+const [hi, lo] = [luminance(text), luminance(behind)].sort((a, b) => b - a);
+const contrast = (hi + 0.05) / (lo + 0.05);
+root.dataset.theme = before;
+return [button.disabled, contrast];
+"""
 
 
 @pytest.mark.parametrize("page", ["chapters/ch07_graphs"], indirect=True)
@@ -465,6 +533,21 @@ def test_backward_stepper_works_without_a_kernel(page):
     # On paper every step is shown, without the controls.
     assert seen["printed"] == list(range(last + 1))
     assert not seen["controls_printed"]
+    # Every frame is drawn at one layout: no node moves or changes size from step to step
+    # (nor does the picture), so the eye sees only what changed.
+    frames = seen["nodes"]
+    assert len(frames) == last + 1 and len(frames[0]["boxes"]) >= 5
+    moved = sorted({title for frame in frames[1:] for title, box in frame["boxes"].items()
+                    if box != frames[0]["boxes"].get(title)})
+    assert moved == [], f"{len(moved)} of {len(frames[0]['boxes'])} nodes move between steps"
+    assert all(frame["size"] == frames[0]["size"] for frame in frames)
+    # "previous", disabled at the first step, still reads at 3:1 at least, light and dark.
+    for mode, (disabled, contrast) in seen["disabled_contrast"].items():
+        assert disabled and contrast >= 3, f"{mode}: disabled 'previous' at {contrast:.2f}:1"
+    # On a phone, each button and the slider is at least 44 px tall.
+    heights = seen["phone_heights"]
+    assert len(heights) == 3
+    assert all(height >= 44 for _, height in heights), heights
     if seen.error is not None:
         raise seen.error
 

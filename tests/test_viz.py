@@ -166,3 +166,35 @@ def test_stepper_shows_waiting_ready_and_done_nodes_and_the_gradients_edges_carr
     assert final.count(f'fill="{viz.STATES["done"]}"') == 3
     assert final.count(f'fill="{viz.STATES["ran"]}"') == 1
     assert ".grad = 36" in final and x.grad is None
+
+
+def node_boxes(svg):
+    """Each node of a Graphviz SVG, by its title: its outline's points."""
+    import xml.etree.ElementTree as ET
+
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    boxes = {}
+    for group in ET.fromstring(svg).iterfind(".//svg:g[@class='node']", ns):
+        title = group.find("svg:title", ns).text
+        boxes[title] = group.find("svg:polygon", ns).get("points")
+    return boxes
+
+
+@pytest.mark.parametrize("case", ["reuse", "tensor"])
+def test_every_frame_of_the_stepper_draws_each_node_at_one_place_and_size(case):
+    # Labels grow as gradients arrive ("(0 of 3 gradients)", then "grad 1 + 4 + 4 = 9")
+    # and edges gain labels; the boxes must not move or change size meanwhile.
+    x = Value(2.0, requires_grad=True)
+    u = x * x
+    out = u * u + u
+    if case == "tensor":
+        w = toygrad.tensor(np.array([0.5, -1.0]), requires_grad=True)
+        out = ((w * w).sum().tanh() - 0.25) ** 2
+    steps = viz.stepper(out)
+    frames = [node_boxes(svg) for svg, _ in steps.frames]
+    assert len(frames) >= 4 and len(frames[0]) >= 5
+    changed = {title for frame in frames[1:] for title, box in frame.items()
+               if box != frames[0][title]}
+    assert set(frames[0]) == set(frames[-1]) and changed == set()
+    # What did change is what the frames say: no two pictures are the same.
+    assert len({svg for svg, _ in steps.frames}) == len(frames)

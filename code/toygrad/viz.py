@@ -285,13 +285,73 @@ def _format(value):
     return np.array2string(np.asarray(data), precision=3, separator=", ")
 
 
-# What a node is doing at a step of the stepper, and its colour.
+# What a node is doing at a step of the stepper: its colour, and what the
+# legend calls it.
 STATES = {"ran": "#ffd700", "ready": "#98fb98", "waiting": "#ffffff",
           "done": "#d9d9d9"}  # gold, pale green, white, light grey
-LEGEND = ("Gold: the node that just ran. Green: ready, every gradient meant "
-          "for it has arrived. White: still waiting for gradients. Grey: "
-          "done. In red, beside each edge, the gradient that travelled along "
-          "it, against the arrow.")
+LEGEND = {"waiting": "waiting for gradients",
+          "ready": "ready: all its gradients are in",
+          "ran": "just ran", "done": "done"}
+
+
+def _json(dot):
+    """A graph laid out by ``dot``, as Graphviz's JSON."""
+    return json.loads(dot.pipe(format="json0"))
+
+
+def _attributes(item):
+    """The DOT attributes of a graph, node or edge in Graphviz's JSON."""
+    return {key: value for key, value in item.items()
+            if not key.startswith("_") and key not in (
+                "name", "tail", "head", "objects", "edges", "directed",
+                "strict", "xdotversion")}
+
+
+def draw_in_place(dots):
+    """SVGs of graphs that differ only in their labels and colours, all
+    drawn at one layout, so that nothing moves from one to the next.
+
+    Every node gets, in every picture, the largest size it has in any of
+    them; ``dot`` lays out the last graph (the one with every edge label)
+    at those sizes, and ``neato -n2`` draws each graph at its positions.
+    """
+    graphs = [_json(dot) for dot in dots]
+    sizes = {}
+    for graph in graphs:
+        for node in graph["objects"]:
+            width, height = sizes.get(node["name"], (0.0, 0.0))
+            sizes[node["name"]] = (max(width, float(node["width"])),
+                                   max(height, float(node["height"])))
+    layout = dots[-1].copy()
+    for name, (width, height) in sizes.items():
+        layout.node(name, width=str(width), height=str(height),
+                    fixedsize="true")
+    laid_out = _json(layout)
+    at = {node["_gvid"]: node for node in laid_out["objects"]}
+    svgs = []
+    for graph in graphs:
+        pinned = graphviz.Digraph(graph_attr={**_attributes(graph),
+                                              "bb": laid_out["bb"]})
+        for node in graph["objects"]:
+            place = at[node["_gvid"]]
+            if place["name"] != node["name"]:
+                raise ValueError("the graphs differ in more than labels")
+            pinned.node(node["name"], **{
+                **_attributes(node), "fixedsize": "true",
+                **{key: place[key] for key in ("pos", "width", "height")}})
+        for edge, route in zip(graph.get("edges", []),
+                               laid_out.get("edges", [])):
+            if (edge["tail"], edge["head"]) != (route["tail"], route["head"]):
+                raise ValueError("the graphs differ in more than labels")
+            attributes = {**_attributes(edge), "pos": route["pos"]}
+            attributes.pop("lp", None)
+            if edge.get("label"):  # the label where the layout made room
+                attributes["lp"] = route["lp"]
+            pinned.edge(at[edge["tail"]]["name"], at[edge["head"]]["name"],
+                        **attributes)
+        svgs.append(pinned.pipe(format="svg", engine="neato",
+                                neato_no_op=2))
+    return svgs
 
 
 class Stepper:
@@ -300,9 +360,10 @@ class Stepper:
     Each frame shows every node in one of four states (see ``STATES``),
     under each node the gradients it has received so far (added up where a
     value was used more than once), and on each edge the gradient it
-    carried; leaves show their ``.grad``. In a web page the frames are
-    stepped with buttons or a slider, in plain HTML and JavaScript, with no
-    kernel.
+    carried; leaves show their ``.grad``. Every frame is drawn at one
+    layout (``draw_in_place``), so only what changed changes. In a web page
+    the frames are stepped with buttons or a slider, in plain HTML and
+    JavaScript, with no kernel.
     """
 
     def __init__(self, output, params=None):
@@ -325,9 +386,9 @@ class Stepper:
             np.ones_like(data))
         received = {nodes[0]: [seed]}  # the gradients each node has received
         carried, done = {}, []
-        self.frames, self.steps = [], []
-        self._picture(output, params, received, carried, done,
-                      "Start: the gradient of the output itself is 1.")
+        self.steps = []
+        pictures = [self._picture(nodes, received, carried, done)]
+        captions = ["Start: the gradient of the output itself is 1."]
         with _no_grad(output):  # as in backward: the pass is not recorded
             for node, grads_in, grads_out in execute(nodes[0], seed,
                                                      retain_graph=True):
@@ -341,17 +402,29 @@ class Stepper:
                 sent = ", ".join(_format(g) for g in grads_out
                                  if g is not None)
                 total = _sum_text(received[node])
-                caption = (f"Step {len(self.steps)}: {short_name(node)} ran "
-                           f"with gradient {total}"
-                           + (f" and sent {sent}." if sent else "."))
-                self._picture(output, params, received, carried, done,
-                              caption)
+                captions.append(
+                    f"Step {len(self.steps)}: {short_name(node)} ran "
+                    f"with gradient {total}"
+                    + (f" and sent {sent}." if sent else "."))
+                pictures.append(self._picture(nodes, received, carried, done))
         for leaf, grad in zip(leaves, kept):
             leaf.grad = grad
+        # A node keeps, in every frame, as many label lines as it ever
+        # needs (blank ones to spare), so its name stays where it is.
+        lines = {node: max(labels[node].count("\n")
+                           for labels, _, _ in pictures) for node in nodes}
+        dots = [make_dot(output, params, fills=fills, edge_labels=edges,
+                         labels={node: text + "\n " * (lines[node]
+                                                        - text.count("\n"))
+                                 for node, text in labels.items()})
+                for labels, fills, edges in pictures]
+        self.frames = list(zip(draw_in_place(dots), captions))
 
-    def _picture(self, output, params, received, carried, done, caption):
+    def _picture(self, nodes, received, carried, done):
+        """Each node's label and colour, and each edge's label, as they
+        stand: what ``make_dot`` draws a frame from."""
         labels, fills = {}, {}
-        for node in walk(output):
+        for node in nodes:
             got = received.get(node, [])
             if done and node is done[-1]:
                 state = "ran"
@@ -371,9 +444,7 @@ class Stepper:
             if variable is not None and variable.grad is not None:
                 text += f"\n.grad = {_format(variable.grad)}"
             labels[node] = text
-        dot = make_dot(output, params, labels=labels, fills=fills,
-                       edge_labels=dict(carried))
-        self.frames.append((dot.pipe(format="svg"), caption))
+        return labels, fills, dict(carried)
 
     def _repr_html_(self):
         uid = f"toygrad-stepper-{next(_stepper_ids)}"
@@ -385,9 +456,17 @@ class Stepper:
             for i, (svg, caption) in enumerate(self.frames))
         captions = json.dumps([caption for _, caption in self.frames]).replace(
             "<", "\\u003c")  # no "</script>" can end the script early
+        swatch = ("display:inline-block;width:1.6em;height:1em;"
+                  "vertical-align:-0.15em;margin-right:0.35em;"
+                  "border:1px solid #000;background:")
+        legend = "".join(
+            f'<li><span style="{swatch}{STATES[state]}"></span>{words}</li>'
+            for state, words in LEGEND.items())
         # The controls: buttons that are disabled at either end, a slider
-        # with a 24 px touch target whose value a screen reader reads as the
-        # step's caption, and a position that is announced when it changes.
+        # whose value a screen reader reads as the step's caption, and a
+        # position that is announced when it changes. The book's stylesheet
+        # (_static/book.css) gives them the theme's colours and a 44 px
+        # touch target; the inline styles are what Jupyter shows.
         return f"""<div class="toygrad-stepper" id="{uid}">
 <div class="stepper-controls" style="margin-bottom:0.5em;display:flex;
  flex-wrap:wrap;align-items:center;gap:0.5em">
@@ -395,10 +474,16 @@ class Stepper:
 </button>
 <input type="range" class="stepper-slider" min="0" max="{last}" value="0"
  aria-label="backward step" aria-valuetext="{html.escape(self.frames[0][1])}"
- style="height:24px;flex:1 1 8em;max-width:16em">
+ style="min-height:24px;flex:1 1 8em;max-width:16em">
 <button type="button" class="stepper-next">next &#9654;</button>
 <span class="stepper-position" aria-live="polite">step 0 of {last}</span>
-</div><p class="stepper-legend" style="font-size:0.9em">{LEGEND}</p>
+</div>
+<ul class="stepper-legend" aria-label="colours of the nodes" style="
+ list-style:none;padding:0;margin:0 0 0.5em;display:flex;flex-wrap:wrap;
+ gap:0.25em 1.2em;font-size:0.9em">{legend}<li><span style="
+ display:inline-block;width:1.6em;vertical-align:0.3em;margin-right:0.35em;
+ border-top:2px solid red"></span>an edge's label: the gradient it carried,
+ against the arrow</li></ul>
 {frames}</div>
 <script>
 (function () {{

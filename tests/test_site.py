@@ -466,10 +466,19 @@ const host = document.createElement("div");
 host.style.cssText = "position:absolute;left:-10000px;top:0";
 document.body.appendChild(host);
 const frames = [];
-for (const img of arguments[0].querySelectorAll(".stepper-frame img")) {
-  const bytes = Uint8Array.from(atob(img.src.split(",")[1]), c => c.charCodeAt(0));
-  const svg = new DOMParser().parseFromString(new TextDecoder().decode(bytes),
-                                              "image/svg+xml").documentElement;
+// (Each frame's light version: the dark one is the same drawing, recoloured.)
+for (const img of arguments[0].querySelectorAll(".stepper-frame img:not(.only-dark)")) {
+  let source;
+  if (img.src.startsWith("data:")) {
+    const bytes = Uint8Array.from(atob(img.src.split(",")[1]), c => c.charCodeAt(0));
+    source = new TextDecoder().decode(bytes);
+  } else {  // a file of the site (_ext/themed_figures.py writes each picture out)
+    const request = new XMLHttpRequest();
+    request.open("GET", img.src, false);
+    request.send();
+    source = request.responseText;
+  }
+  const svg = new DOMParser().parseFromString(source, "image/svg+xml").documentElement;
   host.replaceChildren(document.importNode(svg, true));
   const boxes = {};
   for (const node of host.querySelectorAll("g.node")) {

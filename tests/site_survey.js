@@ -254,9 +254,9 @@ async function accessibility(accepted, incomplete) {
     }));
 }
 
-// Inline code that a line breaks in the middle of a word ("Function.appl|y"): a line may
-// break at a space or where _ext/break_points.py put a <wbr> (between two text nodes), not
-// between two letters of one text node.
+// Inline code that a line breaks in the middle of a word ("Function.appl|y") or of an option
+// ("-|-json"): a line may break at a space, after punctuation, or where _ext/break_points.py
+// put a <wbr> (between two text nodes), not between two letters of one text node.
 function codeBreaks(article) {
   const broken = [];
   const range = document.createRange();
@@ -271,8 +271,10 @@ function codeBreaks(article) {
         range.setEnd(node, i + 1);
         const box = range.getBoundingClientRect();
         if (!box.height) continue;
-        if (top !== null && box.top > top + 2 && /\S/.test(text[i - 1] || " ")
-            && /\S/.test(text[i])) {
+        // Between two letters or digits, or inside an option ("-|m", "-|-json").
+        const option = text[i - 1] === "-" && /^$|[\s-]/.test(text[i - 2] || "");
+        if (top !== null && box.top > top + 2
+            && ((/\w/.test(text[i - 1] || " ") && /\w/.test(text[i])) || option)) {
           broken.push(`${text.slice(0, i)}|${text.slice(i)}`);
           break;
         }

@@ -54,9 +54,12 @@ def svg_inches(svg):
 
 
 def figures_of(name):
-    """The SVG files of a page's figures (its cells' pictures), in order."""
+    """The SVG files of a page's figures (its cells' pictures), in order; of a picture drawn
+    for both colour modes (_ext/themed_figures.py), the light version."""
     return [(HTML / Path(name).parent / src).resolve()
-            for src in re.findall(r'<img[^>]*\ssrc="([^"]*_images/[^"]+\.svg)"', page(name))]
+            for tag, src in re.findall(r'(<img[^>]*\ssrc="([^"]*_images/[^"]+\.svg)"[^>]*>)',
+                                       page(name))
+            if "only-dark" not in tag]
 
 
 def test_titles_name_the_book_once_and_stay_short():
@@ -96,7 +99,9 @@ def test_footer_names_the_authors_in_a_sentence():
 def test_front_page_shows_the_graph_two_ways_a_way_in_and_every_chapter():
     front = page(toc_pages()[0])
     pair = re.search(r'<div class="toygrad-side-by-side">(.*?)</div></div>', front, re.S)
-    assert pair and len(re.findall(r"<img ", pair[1])) == 2, "the two engines' graphs"
+    # (Each graph in its light and its dark version.)
+    assert pair and len(re.findall(r'<img class="only-light', pair[1])) == 2, \
+        "the two engines' graphs"
     assert "same nodes, names and edges" in pair[1]
     buttons = re.findall(r'<a class="sd-sphinx-override sd-btn[^"]*" href="([^"#]*)', front)
     assert buttons == ["chapters/ch01_question.html", "chapters/appendix_instructors.html"]

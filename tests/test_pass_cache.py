@@ -205,6 +205,12 @@ def test_kept_prints_are_merged_without_a_browser_and_a_changed_page_is_printed(
     monkeypatch.setattr(book_pdf, "toc_pages", lambda root=None: pages)
     monkeypatch.setattr(book_pdf, "ROOT", tmp_path)
     write(tmp_path / "_config.yml", "title: A book\n")
+    monkeypatch.setattr(book_pdf, "toc_parts",
+                        lambda root=None: [(None, pages[:1]), ("Part one", pages[1:])])
+    # The cover and contents (their own print, kept under their HTML's hash) made constant.
+    monkeypatch.setattr(book_pdf, "version", lambda root=None: ("abc1234", "2026-12-06"))
+    monkeypatch.setattr(book_pdf, "licence_lines", lambda html=None: "A licence.")
+    monkeypatch.setattr(book_pdf, "front_html", lambda *args: "FRONT")
     printed = []
 
     def no_browser():
@@ -218,7 +224,7 @@ def test_kept_prints_are_merged_without_a_browser_and_a_changed_page_is_printed(
     for page in pages:
         key = book_pdf.page_key(page, shared, html)
         name = f"{book_pdf.anchor_prefix(page)}{key}"
-        info = {"title": page, "base": "http://127.0.0.1:1", "page": page}
+        info = {"title": page, "base": "http://127.0.0.1:1", "page": page, "sections": []}
         for edition in book_pdf.EDITIONS:
             writer = PdfWriter()
             writer.add_blank_page(100, 100)
@@ -226,12 +232,22 @@ def test_kept_prints_are_merged_without_a_browser_and_a_changed_page_is_printed(
             with open(kept / info[edition], "wb") as stream:
                 writer.write(stream)
         (kept / f"{name}.json").write_text(json.dumps(info))
+    writer = PdfWriter()  # a cover and a page of contents
+    writer.add_blank_page(100, 100)
+    writer.add_blank_page(100, 100)
+    with open(kept / f"front--{passcache.digest(shared, 'FRONT')}.pdf", "wb") as stream:
+        writer.write(stream)
     paths = book_pdf.build(out=out, log=printed.append)
     assert printed[-1] == "3/3 pages' prints reused"
+
+    def titles(outline):
+        return [titles(item) if isinstance(item, list) else item.title for item in outline]
+
     for path in paths.values():
         reader = PdfReader(path)
-        assert len(reader.pages) == 3
-        assert [item.title for item in reader.outline] == pages
+        assert len(reader.pages) == 5  # the front's two, then the three pages'
+        assert titles(reader.outline) == ["Contents", "index", "Part one",
+                                          ["chapters/a", "chapters/b"]]
     write(html / "chapters" / "b.html", "<p>changed</p>")
     with pytest.raises(AssertionError, match="printed again"):
         book_pdf.build(out=out, log=printed.append)

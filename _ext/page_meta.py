@@ -81,6 +81,7 @@ def not_found_page(app):
         f"{html.escape(app.env.titles[doc].astext())}</a></li>" for doc in docs)
     app.config.notfound_context = {
         "title": "Page not found",
+        "pagetitle": "Page not found",  # the theme's heading for print
         "body": ("<h1>Page not found</h1>\n<p>No page of the book has this address. It may "
                  "have moved, or the address may be mistyped. The book's pages:</p>\n"
                  f'<ul class="not-found-pages">\n{items}\n</ul>\n'),

@@ -67,9 +67,10 @@ def serve(html):
         server.server_close()
 
 
-def first_visit(site_url, page):
+def first_visit(site_url, page, collect=None):
     """{"bytes": total decoded bytes, "files": {path: bytes}, "foreign": [urls of other
-    hosts], "failed": [paths answered 4xx/5xx]} of one page's first visit."""
+    hosts], "failed": [paths answered 4xx/5xx]} of one page's first visit; with ``collect``
+    (a script), also "seen": what it returned once the page had settled."""
     host = urlsplit(site_url).netloc
     with tempfile.TemporaryDirectory() as profile:
         driver = headless.start(profile)
@@ -81,6 +82,7 @@ def first_visit(site_url, page):
             driver.get(f"{site_url}/{page}.html")
             driver.execute_async_script(SETTLED_JS)
             responses = driver.execute_script(RESPONSES_JS)
+            seen = driver.execute_script(collect) if collect else None
         finally:
             driver.quit()
     files, foreign, failed = {}, [], []
@@ -95,7 +97,7 @@ def first_visit(site_url, page):
         if status >= 400:
             failed.append(parts.path)
     return {"bytes": sum(files.values()), "files": files, "foreign": foreign,
-            "failed": failed}
+            "failed": failed, "seen": seen}
 
 
 def measure(html, pages):

@@ -76,9 +76,15 @@ def not_found_page(app):
     path (the page is served at whatever address was asked for)."""
     prefix = app.config.notfound_urls_prefix
     docs = [app.config.root_doc, *toc_order(app.env, app.config.root_doc)]
+
+    def numbered_title(doc):  # as the sidebar names it: "7. Predict the graph..."
+        number = app.env.toc_secnumbers.get(doc, {}).get("")
+        prefix_number = ".".join(map(str, number)) + ". " if number else ""
+        return prefix_number + app.env.titles[doc].astext()
+
     items = "\n".join(
         f'<li><a href="{prefix}{app.builder.get_target_uri(doc)}">'
-        f"{html.escape(app.env.titles[doc].astext())}</a></li>" for doc in docs)
+        f"{html.escape(numbered_title(doc))}</a></li>" for doc in docs)
     app.config.notfound_context = {
         "title": "Page not found",
         "pagetitle": "Page not found",  # the theme's heading for print

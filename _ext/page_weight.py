@@ -10,7 +10,9 @@
   loaded MathJax with no formula of its own.
 - MathJax is its loader and the components the book's TeX needs, not the ``tex-chtml.js``
   bundle, whose context menu (ui/menu, 0.4 MB of its 1.2 MB) the book does not use; the
-  hidden MathML for screen readers (a11y/assistive-mml) is kept. The copy of MathJax in the
+  hidden MathML for screen readers (a11y/assistive-mml) is kept. What the menu also did for
+  the keyboard, a formula in the tab order, is done for displayed formulas (those that can
+  be wider than a phone and scroll sideways) by a render action. The copy of MathJax in the
   built site keeps only those files and their fonts (sphinx-mathjax-offline copies all 24 MB).
 - Font Awesome: its stylesheet (part of the theme's) keeps the rules of the icons the site
   names (in a page or a script), and its webfonts only those icons' glyphs, and the glyphs
@@ -30,6 +32,19 @@ MATHJAX_PATH = "mathjax/startup.js"
 MATHJAX_COMPONENTS = ["input/tex", "output/chtml", "a11y/assistive-mml"]
 MATHJAX_KEEP = ("startup.js", "core.js", "input/tex.js", "input/tex/extensions/",
                 "output/chtml.js", "output/chtml/fonts/", "a11y/assistive-mml.js")
+
+# MathJax's render action that puts each displayed formula in the tab order, so that one wider
+# than the screen can be scrolled from the keyboard (axe's scrollable-region-focusable); the
+# context menu, which the bundle had, did it for every formula.
+MATHJAX_TAB_ORDER = """
+(() => {
+  const reachable = (math) => {
+    if (math.display && math.typesetRoot) math.typesetRoot.setAttribute("tabindex", "0");
+  };
+  window.MathJax.options = Object.assign({}, window.MathJax.options, {renderActions: {
+    reachable: [200, (doc) => { for (const math of doc.math) reachable(math); }, reachable],
+  }});
+})();"""
 
 # Tags the page template drops from the theme's <head> (templates/layout.html).
 DROPPED_HEAD_TAGS = [
@@ -64,18 +79,27 @@ def add_filter(app):
         app.builder.templates.environment.filters["without_tags"] = without_tags
 
 
+def is_mathjax_config(script):
+    return str(getattr(script, "attributes", {}).get("body", "")).startswith("window.MathJax")
+
+
 def trim_page(app, pagename, templatename, context, doctree):
     # (search.html loads the index in its own part of the template, which stays.)
     context["dropped_head_tags"] = DROPPED_HEAD_TAGS
     # docutils' viewport tag; Sphinx's page template writes its own just before it.
     context["metatags"] = VIEWPORT.sub("", context.get("metatags") or "")
     math = app.env.get_domain("math")
-    if not math.data["has_equations"].get(pagename, False):
+    if math.data["has_equations"].get(pagename, False):
+        context["script_files"] = [
+            type(script)(script.filename, priority=script.priority, **{
+                **script.attributes, "body": script.attributes["body"] + ";" + MATHJAX_TAB_ORDER})
+            if is_mathjax_config(script) else script
+            for script in context.get("script_files", [])]
+    else:
         context["script_files"] = [
             script for script in context.get("script_files", [])
             if str(getattr(script, "filename", script) or "") != f"_static/{app.config.mathjax_path}"
-            and not str(getattr(script, "attributes", {}).get("body", "")).startswith(
-                "window.MathJax")]
+            and not is_mathjax_config(script)]
 
 
 # An icon's rule in Font Awesome's stylesheet: `.fa-name:before,.fa-alias:before{content:"\\f002"}`.

@@ -739,13 +739,16 @@ def test_only_the_search_page_loads_the_search_index_and_search_finds(first_visi
     driver = chromium(tmp_path / "profile")
     try:
         driver.get(f"{site_url}/search.html?q=AccumulateGrad")
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script(
-            "return document.querySelectorAll('#search-results li').length > 0"))
+        # Sphinx's search says "Search finished, found N page(s)..." once it has listed them.
+        WebDriverWait(driver, 90).until(lambda d: d.execute_script(
+            "const s = document.querySelector('#search-results .search-summary');"
+            "return s !== null && s.innerText.startsWith('Search finished');"))
         found = driver.execute_script(
-            "return document.querySelectorAll('#search-results li').length")
-        assert severe_messages(driver) == []
+            "return document.querySelectorAll('#search-results ul.search li').length")
+        errors = severe_messages(driver)
     finally:
         driver.quit()
+    assert errors == []
     assert found >= 5, "AccumulateGrad is named in most chapters"
 
 

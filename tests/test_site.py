@@ -754,3 +754,204 @@ def test_the_audit_finds_violations_and_accepts_only_the_theme_s_elements(tmp_pa
     assert by_rule["image-alt"] == {"img": False}
     assert sorted(by_rule["label-content-name-mismatch"].items()) == [
         (".ours", False), (".search-button", True)]
+
+
+# ---------------------------------------------------------------------------------------------
+# A reader's first visit of each page (the website review's P16 and P17): what it downloads,
+# measured as bench/site_weight.py measures it (a fresh Chromium, the cache disabled, every
+# response's decoded bytes once the page, MathJax and the fonts have settled), and what the
+# page shows and says about itself: its icons, its math, its description and preview tags.
+# The 404 page is served as GitHub Pages serves it, for a missing address of the site.
+
+sys.path.insert(0, str(ROOT / "bench"))
+import site_weight  # noqa: E402  (bench/site_weight.py)
+
+# A chapter's first visit downloaded 3.9 MB (the median; 4.1 MB at most, ch15) before the site
+# stopped loading Font Awesome's script, the search index and MathJax's menu everywhere: the
+# budget is about half of that, so that the weight does not creep back.
+FIRST_VISIT_BUDGET = 2_000_000
+
+FIRST_VISIT_JS = """
+const meta = (key) => Array.from(document.querySelectorAll(
+    `meta[name="${key}"], meta[property="${key}"]`)).map(m => m.getAttribute('content'));
+const icons = Array.from(document.querySelectorAll('i[class*="fa-"], span[class*="fa-"]'))
+  .filter(el => el.getClientRects().length > 0)
+  .map(el => {
+    const style = getComputedStyle(el, '::before');
+    return {classes: el.className, content: style.content, family: style.fontFamily,
+            weight: style.fontWeight};
+  });
+return {
+  icons: icons,
+  svg_icons: document.querySelectorAll('svg.svg-inline--fa').length,
+  math: document.querySelectorAll('.math').length,
+  typeset: document.querySelectorAll('mjx-container').length,
+  math_errors: document.querySelectorAll('mjx-merror').length,
+  viewport: meta('viewport').length,
+  description: meta('description'),
+  og: Object.fromEntries(['og:title', 'og:description', 'og:url', 'og:image', 'og:image:alt',
+                          'og:site_name'].map(key => [key, meta(key)])),
+  title: document.title,
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def first_visits(site_url):
+    import concurrent.futures
+
+    browsers = int(os.environ.get("SITE_CHECK_BROWSERS", "2"))
+    with concurrent.futures.ThreadPoolExecutor(browsers) as pool:
+        visits = pool.map(lambda page: site_weight.first_visit(site_url, page, FIRST_VISIT_JS),
+                          PAGES)
+        return dict(zip(PAGES, visits))
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_a_first_visit_downloads_under_the_budget_and_nothing_from_elsewhere(page, first_visits):
+    visit = first_visits[page]
+    heaviest = sorted(visit["files"].items(), key=lambda item: -item[1])[:3]
+    assert visit["bytes"] <= FIRST_VISIT_BUDGET, f"{visit['bytes']} bytes; heaviest: {heaviest}"
+    assert visit["foreign"] == [], "the site must work offline"
+    assert visit["failed"] == []
+
+
+def _font_awesome_glyphs():
+    """{(font family, weight): code points} of the Font Awesome webfonts the site serves."""
+    from fontTools.ttLib import TTFont
+
+    fonts = HTML / "_static" / "vendor" / "fontawesome" / "webfonts"
+    faces = {("Font Awesome 6 Free", "900"): "fa-solid-900.woff2",
+             ("Font Awesome 6 Free", "400"): "fa-regular-400.woff2",
+             ("Font Awesome 6 Brands", "400"): "fa-brands-400.woff2"}
+    return {face: set(TTFont(fonts / name).getBestCmap()) for face, name in faces.items()}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_icons_are_drawn_by_the_webfont_without_font_awesome_s_script(page, first_visits):
+    visit = first_visits[page]
+    assert not any(path.endswith("/fontawesome.js") for path in visit["files"])
+    icons = visit["seen"]["icons"]
+    # The header's buttons: the sidebar's, download, full screen, colour mode, search...
+    assert len(icons) >= 5, f"only {len(icons)} icons shown"
+    glyphs = _font_awesome_glyphs()
+    missing = []
+    for icon in icons:
+        family = icon["family"].split(",")[0].strip().strip('"')
+        if not family.startswith("Font Awesome"):
+            continue
+        codes = {ord(ch) for ch in icon["content"].strip('"')}
+        if not codes or not codes <= glyphs.get((family, icon["weight"]), set()):
+            missing.append(icon)
+    drawn = [icon for icon in icons if icon["family"].startswith('"Font Awesome')]
+    assert len(drawn) >= 5, "the header's icons should be Font Awesome's glyphs"
+    assert missing == [], "an icon whose glyph the served font lacks shows as a blank box"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_math_is_typeset_and_mathjax_loads_only_where_there_is_math(page, first_visits):
+    visit = first_visits[page]
+    seen = visit["seen"]
+    loads_mathjax = any("/_static/mathjax/" in path for path in visit["files"])
+    if seen["math"]:
+        assert seen["typeset"] >= seen["math"], "a formula MathJax did not typeset"
+        assert seen["math_errors"] == 0
+    else:
+        assert not loads_mathjax, "MathJax loaded on a page without math"
+
+
+def test_only_the_search_page_loads_the_search_index_and_search_finds(first_visits, site_url,
+                                                                      tmp_path):
+    loading = [page for page, visit in first_visits.items()
+               if any(path.endswith("/searchindex.js") for path in visit["files"])]
+    assert loading == []
+    driver = chromium(tmp_path / "profile")
+    try:
+        driver.get(f"{site_url}/search.html?q=AccumulateGrad")
+        # Sphinx's search says "Search finished, found N page(s)..." once it has listed them.
+        WebDriverWait(driver, 90).until(lambda d: d.execute_script(
+            "const s = document.querySelector('#search-results .search-summary');"
+            "return s !== null && s.innerText.startsWith('Search finished');"))
+        found = driver.execute_script(
+            "return document.querySelectorAll('#search-results ul.search li').length")
+        errors = severe_messages(driver)
+    finally:
+        driver.quit()
+    assert errors == []
+    assert found >= 5, "AccumulateGrad is named in most chapters"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_page_describes_itself_for_search_engines_and_link_previews(page, first_visits):
+    seen = first_visits[page]["seen"]
+    assert seen["viewport"] == 1
+    assert len(seen["description"]) == 1 and len(seen["description"][0]) >= 40
+    og = seen["og"]
+    assert og["og:description"] == seen["description"]
+    assert og["og:title"] and seen["title"].startswith(og["og:title"][0])
+    assert og["og:site_name"] and "Project name not set" not in og["og:site_name"]
+    if published():
+        assert og["og:url"] and og["og:url"][0].endswith(f"{page}.html")
+        assert og["og:image"] and og["og:image"][0].startswith("https://")
+        assert og["og:image:alt"]
+    else:  # the site's address is unknown: no tag holds a made-up one
+        assert og["og:url"] == [] and og["og:image"] == []
+
+
+def test_the_preview_picture_is_a_large_png():
+    from PIL import Image
+
+    with Image.open(HTML / "_static" / "og-image.png") as picture:
+        assert picture.format == "PNG" and picture.size == (1200, 630)
+
+
+def test_a_missing_address_gets_the_404_page_with_every_page_of_the_book(tmp_path):
+    """Served as GitHub Pages serves a project site: under /REPO/, 404.html for any address
+    that has no file, at any depth."""
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    prefix = "/" + repository.rstrip("/").split("/")[-1]
+    not_found = HTML / "404.html"
+    assert not_found.exists(), "no 404.html in the built site"
+
+    class PagesHandler(QuietHandler):
+        def translate_path(self, path):
+            if path.startswith(prefix + "/"):
+                path = path[len(prefix):]
+            return super().translate_path(path)
+
+        def send_error(self, code, message=None, explain=None):
+            if code != 404:
+                return super().send_error(code, message, explain)
+            body = not_found.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    handler = functools.partial(PagesHandler, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site = f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    collect = ("return {h1: Array.from(document.querySelectorAll('article h1'))"
+               ".map(h => h.textContent).join(), links: Array.from(document.querySelectorAll("
+               "'.not-found-pages a')).map(a => a.href), css: getComputedStyle("
+               "document.querySelector('.bd-header') || document.body).display};")
+    try:
+        visit = site_weight.first_visit(site, "chapters/no-such-folder/no-such-page", collect)
+        import urllib.request
+
+        statuses = []
+        for link in visit["seen"]["links"]:
+            with urllib.request.urlopen(link) as response:
+                statuses.append(response.status)
+    finally:
+        server.shutdown()
+        server.server_close()
+    page_itself = f"{prefix}/chapters/no-such-folder/no-such-page.html"
+    assert visit["seen"]["h1"].startswith("Page not found")
+    assert [path for path in visit["failed"] if path != page_itself] == [], \
+        "the 404 page's stylesheets and scripts must load from any depth"
+    assert any(path.endswith("pydata-sphinx-theme.css") for path in visit["files"])
+    assert len(visit["seen"]["links"]) == len(PAGES)
+    assert statuses == [200] * len(PAGES)

@@ -12,7 +12,8 @@ becomes the dark page's near-black, black text and lines become near-white, a pa
 deep one, and a gold or green node stays gold or green, dark enough that its (now light) label
 still reads.
 
-Pictures given as ``data:`` URIs (toygrad.viz's graphs) are written out as files too, so a page
+The dark version is loaded lazily: a reader in light mode never downloads it. Pictures given
+as ``data:`` URIs (toygrad.viz's graphs) are written out as files too, so a page
 does not carry both versions inline.
 """
 
@@ -193,6 +194,10 @@ def themed(body, source_of, images_dir, prefix):
                 path.write_text(text)
         light = _class_added(tag.replace(src[0], f'src="{prefix}{light_name}"'), "only-light")
         dark = _class_added(tag.replace(src[0], f'src="{prefix}{dark_name}"'), "only-dark")
+        # Loaded only when dark mode shows it: a light page does not fetch it at all (a
+        # hidden lazy picture is never near the screen). Printing is always light.
+        if "loading=" not in dark:
+            dark = dark.replace("<img", '<img loading="lazy"', 1)
         return f'<span class="themed-figure">{light}{dark}</span>'
     return IMG.sub(pair, body)
 

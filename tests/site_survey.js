@@ -342,6 +342,11 @@ async function survey(options) {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
   }
+  // Pictures the browser would load only when the reader scrolls near them (a figure's
+  // dark version is lazy): all of them now, so that every one is surveyed.
+  const lazy = [...document.images].filter((image) => image.loading === "lazy");
+  lazy.forEach((image) => { image.loading = "eager"; });
+  await settle(() => lazy.every((image) => image.complete), 20000);
   const toggled = [...document.querySelectorAll(".solution button.toggle-button")].map((button) => {
     const box = button.closest(".admonition");
     const hidden = box && box.classList.contains("toggle-hidden");

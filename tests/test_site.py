@@ -295,6 +295,19 @@ def visit_page(driver, site_url, page, parts, observed, reset=False):
         """
     )
     observed["severe"] = severe_messages(driver)
+    # Every picture, the ones a reader's browser leaves for later included (a figure's dark
+    # version loads lazily, only when dark mode shows it): asked to load now, all must.
+    observed["lazy"] = driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        const lazy = Array.from(document.images).filter(img => img.loading === "lazy");
+        lazy.forEach(img => { img.loading = "eager"; });
+        const end = performance.now() + 20000;
+        (function wait() {
+          if (lazy.every(img => img.complete) || performance.now() > end) done(lazy.length);
+          else setTimeout(wait, 50);
+        })();
+        """)
     observed["images"] = driver.execute_script(
         "return Array.from(document.images).map(img => [img.getAttribute('src'), img.complete, img.naturalWidth]);"
     )

@@ -18,7 +18,22 @@ document.addEventListener("DOMContentLoaded", function () {
   });
 
   bookFigures();
+  scrollCues();
 });
+
+// A table that does not fit its column scrolls in the theme's box: the box fades out on
+// the side where more hides (book.css), as a figure's does.
+function scrollCues() {
+  const watcher = new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) { markFigureEdges(entry.target); });
+  });
+  document.querySelectorAll(".bd-article .pst-scrollable-table-container").forEach(
+    function (box) {
+      box.classList.add("book-scroll-cue");
+      box.addEventListener("scroll", function () { markFigureEdges(box); }, {passive: true});
+      watcher.observe(box);
+    });
+}
 
 // Figures: legible on a phone, a cue where one is wider than the screen, and a tap that
 // shows it whole.
@@ -77,9 +92,10 @@ function bookFigures() {
   });
 }
 
-// Which of a figure's sides hide some of it: the box's classes say, for the styles.
+// Which of a figure's (or a table's) sides hide some of it: the box's classes say, for the
+// styles.
 function markFigureEdges(box) {
-  if (!box.classList.contains("book-figure-scroll")) box = box.closest(".book-figure-scroll");
+  box = box.closest(".book-figure-scroll, .book-scroll-cue");
   if (!box) return;
   const hidden = box.scrollWidth - box.clientWidth;
   box.classList.toggle("book-figure-scrolls", hidden > 1);

@@ -85,7 +85,11 @@ function cutOff(article) {
   for (const table of article.querySelectorAll("table")) {
     if (!visible(table)) continue;
     const room = table.parentElement.clientWidth;
-    if (table.getBoundingClientRect().width > room + 1) {
+    // (One that scrolls in its box, which fades out where more of it hides, is not cut.)
+    const box = getComputedStyle(table.parentElement);
+    const cued = ["auto", "scroll"].includes(box.overflowX)
+      && [box.maskImage, box.webkitMaskImage].some((mask) => mask && mask !== "none");
+    if (table.getBoundingClientRect().width > room + 1 && !cued) {
       cut.push(`table wider than its column (${Math.round(table.getBoundingClientRect().width)}`
         + ` > ${room} px): ${describe(table.querySelector("tr") || table)}`);
     }
@@ -356,6 +360,10 @@ async function survey(options) {
   // Every solution flipped open and done fading in (togglebutton.css: 0.3 s).
   await settle(() => toggled.every(([box, hidden]) =>
     !box || box.classList.contains("toggle-hidden") !== hidden));
+  // And every collapsed box of the article (dropdowns, hidden code): what a reader who
+  // opens them meets is surveyed too (a closed one's content still has a layout).
+  for (const box of document.querySelectorAll("article details:not([open])")) box.open = true;
+  await settle();
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
   const incomplete = [];
   return {

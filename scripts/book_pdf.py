@@ -129,7 +129,11 @@ SETTLED_JS = """
 const done = arguments[arguments.length - 1];
 const typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise)
   || Promise.resolve();
-const images = Array.from(document.images).map(img => img.decode().catch(() => null));
+// (A lazy picture that is not shown, a figure's dark version on a light page, never loads:
+// it is not waited for.)
+const images = Array.from(document.images)
+  .filter(img => img.loading !== "lazy" || img.getClientRects().length)
+  .map(img => img.decode().catch(() => null));
 Promise.all([typeset, document.fonts.ready, ...images])
   .then(() => done(true), () => done(true));
 """

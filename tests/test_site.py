@@ -771,13 +771,12 @@ def test_the_audit_finds_violations_and_accepts_only_the_theme_s_elements(tmp_pa
 
 # ---------------------------------------------------------------------------------------------
 # A reader's first visit of each page (the website review's P16 and P17): what it downloads,
-# measured as bench/site_weight.py measures it (a fresh Chromium, the cache disabled, every
+# measured as scripts/site_weight.py measures it (a fresh Chromium, the cache disabled, every
 # response's decoded bytes once the page, MathJax and the fonts have settled), and what the
 # page shows and says about itself: its icons, its math, its description and preview tags.
 # The 404 page is served as GitHub Pages serves it, for a missing address of the site.
 
-sys.path.insert(0, str(ROOT / "bench"))
-import site_weight  # noqa: E402  (bench/site_weight.py)
+import site_weight  # noqa: E402  (scripts/site_weight.py)
 
 # A chapter's first visit downloaded 3.9 MB (the median; 4.1 MB at most, ch15) before the site
 # stopped loading Font Awesome's script, the search index and MathJax's menu everywhere: the

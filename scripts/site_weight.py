@@ -7,7 +7,7 @@ is the decoded bytes of every response: the page itself and every file it loaded
 browser's Resource Timing entries, ``decodedBodySize``). Requests to any other host are
 listed: the site must work offline.
 
-    .venv/bin/python bench/site_weight.py HTML_DIR [NEW_HTML_DIR] [--pages P ...] [--json]
+    .venv/bin/python scripts/site_weight.py HTML_DIR [NEW_HTML_DIR] [--pages P ...] [--json]
 
 With one folder, the weight of each page, the median and the maximum, and the files that
 weigh most; with two (an older build and a newer one), both side by side and new over old.

@@ -15,21 +15,17 @@ tests/test_site.py holds each page's weight under a budget with ``first_visit``.
 """
 
 import argparse
-import contextlib
-import functools
-import http.server
 import json
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import chromium as headless  # noqa: E402  (scripts/chromium.py)
-from book_pdf import toc_pages  # noqa: E402  (scripts/book_pdf.py)
+from book_pdf import serve, toc_pages  # noqa: E402  (scripts/book_pdf.py)
 
 # Settled: the load event, MathJax's first typesetting (where the page loads it) and the
 # fonts it asked for, then half a second for anything they started.
@@ -47,24 +43,6 @@ return performance.getEntriesByType('navigation')
     .concat(performance.getEntriesByType('resource'))
     .map(e => [e.name, e.decodedBodySize, e.responseStatus || 0]);
 """
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serve(html):
-    """The folder on a local port, read-only (GET), uncompressed; yields its address."""
-    handler = functools.partial(QuietHandler, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def first_visit(site_url, page, collect=None):

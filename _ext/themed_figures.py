@@ -33,8 +33,11 @@ X11_EXTRA = {
 # Perceived lightness of the white page and of the text on the dark page.
 DARK_BACKGROUND_L = 0.20
 DARK_TEXT_L = 0.93
-# Below this chroma (OKLab), a colour counts as a grey.
+# Below this chroma (OKLab), a colour counts as a grey; above this lightness, as pale (a box
+# behind black text: a pale green node, a cream box of a matplotlib diagram), deepened in the
+# dark version so its label, turned light, still reads.
 GREY_CHROMA = 0.04
+PALE = 0.8
 
 ROOT = re.compile(r"<svg\b(?![^>]*\sfill=)")
 GRAPHVIZ_NODE = re.compile(r'<g id="[^"]*" class="node">.*?</g>', re.S)
@@ -97,11 +100,12 @@ def _rgb_of(L, a, b):
 def dark_version(colour):
     """The colour for the dark page. A grey (white and black included) mirrors its
     lightness: white becomes the page's near-black, black near-white. A colour keeps its hue
-    and chroma, and its lightness too when it is light enough to show on the dark page; a dark
-    one (dark red text, navy) is lightened as a grey would be."""
+    and chroma, and its lightness too when it shows on the dark page and is not pale; a pale
+    one (a box behind black text) is deepened and a dark one (dark red text, navy) lightened,
+    as a grey would be."""
     L, a, b = to_oklab(mcolors.to_rgb(colour))
     mirrored = DARK_TEXT_L - (DARK_TEXT_L - DARK_BACKGROUND_L) * L
-    if (a * a + b * b) ** 0.5 < GREY_CHROMA or L < mirrored:
+    if (a * a + b * b) ** 0.5 < GREY_CHROMA or L > PALE or L < mirrored:
         L = mirrored
     return _rgb_of(L, a, b)
 

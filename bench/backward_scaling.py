@@ -10,6 +10,13 @@ n; the slope is the cost of one node in backward, in microseconds.
 
     .venv/bin/python bench/backward_scaling.py [--repeats N] [--sizes N ...] [--json]
 
+The clock is the process's CPU time (``time.process_time``), not the wall
+clock: on a shared machine a long timing is more likely than a short one to
+be interrupted by another program, and the wall clock would count those
+interruptions, bending the line upward for the large graphs. On CPU both
+engines run backward in the calling thread, and PyTorch is held to one
+thread, so the CPU time is the engine's work.
+
 Before each timing the garbage collector runs once, untimed, and during the
 timing it is paused, as ``timeit`` does. Its pauses would otherwise land at
 moments that depend on everything alive in the process, and each would scan
@@ -33,20 +40,21 @@ ENGINES = {"toygrad": toygrad, "pytorch": torch}
 
 
 def chain_once(lib, n):
-    """Seconds to record a chain of n multiplications, and to run backward."""
+    """CPU seconds to record a chain of n multiplications, and to run
+    backward."""
     x = lib.tensor(np.linspace(0.5, 2.0, 4), requires_grad=True)
     c = lib.tensor(np.full(4, 1.0001))
     seed = lib.ones(4, dtype=x.dtype)
     gc.collect()
     gc.disable()  # as timeit does: see the module's docstring
     try:
-        start = time.perf_counter()
+        start = time.process_time()
         y = x
         for _ in range(n):
             y = y * c
-        middle = time.perf_counter()
+        middle = time.process_time()
         y.backward(seed)
-        end = time.perf_counter()
+        end = time.process_time()
     finally:
         gc.enable()
     assert x.grad is not None

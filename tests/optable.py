@@ -896,11 +896,36 @@ def _refused_module_method(lib, weight, name):
 _REFUSED_MODULE_METHODS = (
     "to", "cpu", "type", "float", "double", "half", "bfloat16",
     "share_memory", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook", "register_full_backward_pre_hook",
     "register_backward_hook", "register_state_dict_pre_hook",
     "register_state_dict_post_hook", "register_load_state_dict_pre_hook",
     "register_load_state_dict_post_hook", "get_submodule", "set_submodule",
     "get_parameter", "get_buffer")
+
+
+def _module_backward_hooks(lib, x, weight, action):
+    """A Linear with full backward hooks (chapter 10): the output, whose
+    graph holds the hooks' nodes; the harness's backward then calls them,
+    and what they return shows in the leaves' gradients."""
+    layer = lib.nn.Linear(3, 2, bias=False)
+    layer.weight = watch(lib, lib.nn.Parameter(weight))
+
+    def doubled(module, grad_input, grad_output):
+        return tuple(None if g is None else g * 2 for g in grad_input)
+
+    def shifted(module, grad_input, grad_output):
+        return tuple(None if g is None else g + 1 for g in grad_input)
+
+    def halved(module, grad_output):
+        return tuple(g / 2 for g in grad_output)
+
+    layer.register_full_backward_hook(doubled)
+    layer.register_full_backward_hook(shifted, prepend=action == "prepend")
+    if action != "hooks only":
+        layer.register_full_backward_pre_hook(halved)
+    if action == "removed":
+        handle = layer.register_full_backward_pre_hook(halved)
+        handle.remove()
+    return layer(x if action != "no input grad" else x.detach())
 
 
 _FUNCTIONS = {}
@@ -2061,6 +2086,14 @@ ENTRIES = [
                 for name in _REFUSED_MODULE_METHODS]),
             tuple(f"nn.Module.{name}" for name in _REFUSED_MODULE_METHODS),
             checks="value, error"),
+    OpEntry("nn.Module full backward hooks", _module_backward_hooks,
+            fixed(*[(action, lambda rng, action=action: (
+                leaf(rng, (4, 3)), leaf(rng, (2, 3), grad=False), action))
+                for action in ("hooks only", "pre-hook", "prepend",
+                               "removed", "no input grad")]),
+            ("nn.Module.register_full_backward_hook",
+             "nn.Module.register_full_backward_pre_hook"),
+            checks="value, grads, graph, error"),
     OpEntry("optim.SGD / optim.Adam, three steps", _optimizer_steps,
             fixed(*[(f"{name}{kwargs}", lambda rng, name=name, kwargs=kwargs: (
                 leaf(rng, (2, 3), grad=False), name, kwargs))

@@ -10,6 +10,9 @@ removes the name from the others), ``__getattr__`` finds it there and
 import itertools
 import math
 import operator
+#> ch10
+import warnings
+#< ch10
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -20,6 +23,9 @@ from toygrad.nn import functional
 from toygrad.tensor import Tensor
 from toygrad.tensor import _check_bool
 from toygrad.tensor import _refuse as _refuse_arguments
+#> ch10
+from toygrad.utils.hooks import BackwardHook, RemovableHandle
+#< ch10
 
 
 class Parameter(Tensor):
@@ -104,8 +110,11 @@ def _cannot_assign(value, kind, name):
 _REFUSED_METHODS = (
     "to", "cuda", "cpu", "type", "float", "double", "half", "bfloat16",
     "to_empty", "share_memory", "register_forward_hook",
-    "register_forward_pre_hook", "register_full_backward_hook",
-    "register_full_backward_pre_hook", "register_backward_hook",
+    "register_forward_pre_hook",
+    #> ch05 until ch10
+    #| "register_full_backward_hook", "register_full_backward_pre_hook",
+    #< ch05 until ch10
+    "register_backward_hook",
     "register_state_dict_pre_hook", "register_state_dict_post_hook",
     "register_load_state_dict_pre_hook",
     "register_load_state_dict_post_hook", "get_submodule", "set_submodule",
@@ -154,6 +163,10 @@ class Module:
         setter("_buffers", {})
         setter("_non_persistent_buffers_set", set())
         setter("_modules", {})
+        #> ch10
+        setter("_backward_hooks", OrderedDict())
+        setter("_backward_pre_hooks", OrderedDict())
+        #< ch10
 
     def __getattr__(self, name):
         """Only for names not found the usual way: a parameter, a buffer or
@@ -305,7 +318,39 @@ class Module:
             '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        #> ch10
+        if self._backward_hooks or self._backward_pre_hooks:
+            return self._call_with_backward_hooks(args, kwargs)
+        #< ch10
         return self.forward(*args, **kwargs)
+
+    #> ch10 a module that takes part in backward
+    def _call_with_backward_hooks(self, args, kwargs):
+        """``forward`` between two ``BackwardHookFunction`` nodes, one on
+        the positional tensor inputs and one on the tensor outputs, that
+        call the hooks (PyTorch's ``Module._call_impl``)."""
+        bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                               list(self._backward_pre_hooks.values()))
+        args = bw_hook.setup_input_hook(args)
+        result = self.forward(*args, **kwargs)
+        if not isinstance(result, (Tensor, tuple)):
+            warnings.warn("For backward hooks to be called, module output "
+                          "should be a Tensor or a tuple of Tensors but "
+                          f"received {type(result)}", stacklevel=2)
+        return bw_hook.setup_output_hook(result)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` is called once the
+        gradients with respect to the module's inputs are computed; it may
+        return new ``grad_input``. Returns a removable handle."""
+        return _add_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` is called once the gradients with
+        respect to the module's outputs are computed; it may return new
+        ``grad_output``. Returns a removable handle."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
+    #< ch10
 
     # Walking the tree. A module or tensor reachable twice (tied weights, a
     # layer used twice) is listed once unless remove_duplicate=False.
@@ -544,6 +589,16 @@ class Module:
                                     unexpected)
 
 
+#> ch10
+def _add_hook(hooks_dict, hook, prepend):
+    handle = RemovableHandle(hooks_dict)
+    hooks_dict[handle.id] = hook
+    if prepend:
+        hooks_dict.move_to_end(handle.id, last=False)
+    return handle
+
+
+#< ch10
 def _refused_method(name):
     def refused(self, *args, **kwargs):
         raise NotImplementedError(

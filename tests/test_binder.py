@@ -303,7 +303,8 @@ def test_chapter_tests_run_in_a_binder_terminal(binder_run):
 def test_chapter_runs_on_binder(binder_report, chapter):
     result = binder_report[chapter]
     assert result["ok"], result["error"]
-    assert result["seconds"] < binder_sim.SECONDS_BUDGET, "over the time budget on one CPU"
+    assert result["cpu_seconds"] < binder_sim.SECONDS_BUDGET, "over the time budget on one CPU"
+    assert result["seconds"] < binder_sim.WALL_CEILING_SECONDS, "waits instead of computing"
     assert result["peak_mb"] < binder_sim.MEMORY_BUDGET_MB, "over the memory budget"
 
 
@@ -316,19 +317,35 @@ def test_each_chapter_runs_in_a_fresh_kernel_and_is_measured_alone(binder_run, t
     (tmp_path / "notebooks").mkdir()
     cells = {"big": "import numpy\nkept = numpy.ones(300 * 2**20 // 8)\nkept[::512] = 2",
              "broken": "raise ValueError('on purpose')",
-             "small": "import os\nprint(os.getcwd())"}
+             "small": "import os\nprint(os.getcwd())",
+             # CPU time in a process the kernel starts and joins, then a wait
+             "busy": ("import subprocess, sys, time\n"
+                      "subprocess.run([sys.executable, '-c', 'import time\\n"
+                      "end = time.process_time() + 1.5\\n"
+                      "while time.process_time() < end: pass'], check=True)\n"
+                      "time.sleep(1)")}
     for name, code in cells.items():
         (tmp_path / "notebooks" / f"{name}.ipynb").write_text(json.dumps({
             "cells": [{"cell_type": "code", "source": code, "metadata": {}, "outputs": [],
                        "execution_count": None}],
             "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    results = binder_sim.run_chapters(["big", "broken", "small", "absent"])
+    results = binder_sim.run_chapters(["big", "broken", "small", "busy", "absent"])
     assert results["big"]["ok"] and results["big"]["peak_mb"] > 300
     assert not results["broken"]["ok"] and "on purpose" in results["broken"]["error"]
     assert results["small"]["ok"], results["small"]["error"]
     assert results["small"]["peak_mb"] < results["big"]["peak_mb"] - 250  # its kernel alone
     assert results["absent"] == {"chapter": "absent", "ok": False, "seconds": 0.0,
-                                 "peak_mb": 0.0, "error": "postBuild wrote no absent.ipynb"}
+                                 "cpu_seconds": 0.0, "peak_mb": 0.0,
+                                 "error": "postBuild wrote no absent.ipynb"}
+    # The budget's clock: the child's 1.5 s of CPU are counted, the 1 s of sleep is not
+    # (but is in the wall time), and a small chapter costs far less.
+    busy = results["busy"]
+    assert busy["ok"], busy["error"]
+    assert busy["cpu_seconds"] >= 1.5 and busy["seconds"] >= busy["cpu_seconds"] + 0.9
+    assert results["small"]["cpu_seconds"] < busy["cpu_seconds"] - 1.4
+    assert binder_sim.within_budget(busy)
+    assert not binder_sim.within_budget({**busy, "cpu_seconds": 61.0})
+    assert not binder_sim.within_budget({**busy, "seconds": 181.0})
 
 
 def _notebook(code):

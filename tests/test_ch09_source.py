@@ -8,7 +8,11 @@ python_function.cpp is not shipped; its anchor is checked against the line
 numbers the compiled library itself reports: with TORCH_SHOW_CPP_STACKTRACES=1
 an error raised by a TORCH_CHECK names its file and line, and two checks of
 THPFunction_apply must fall inside the anchored function and after the quoted
-excerpt's last step.
+excerpt's last step. engine.cpp at that commit could not be read while the
+chapter was written, so its excerpt of Engine::evaluate_function is quoted from
+an older commit; the lines the chapter gives at the installed commit are those
+the library reports for the checks it can be made to fail, and the estimated
+range of the function is the quoted range moved by the NaN check's offset.
 """
 
 import os
@@ -113,15 +117,27 @@ def test_anchor_starts_at_what_it_names(link):
         assert LAST_LINE[path, last] in lines[last - 1], lines[last - 1]
 
 
-def reported_lines(code):
-    """The python_function.cpp lines a script's errors were raised from."""
-    result = subprocess.run(
+def printed_with_traces(code):
+    """What a script prints, its errors carrying their C++ traces."""
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True,
         env={**os.environ, "TORCH_SHOW_CPP_STACKTRACES": "1",
-             "TORCH_DISABLE_ADDR2LINE": "1"}, timeout=120)
-    return [int(n) for n in re.findall(
-        r"Exception raised from THPFunction_apply at \S*/torch/csrc/autograd/"
-        r"python_function\.cpp:(\d+)", result.stdout)]
+             "TORCH_DISABLE_ADDR2LINE": "1"}, timeout=120).stdout
+
+
+def raised_from(code, source, printed=None):
+    """(function, line) in `source` of each error a script prints."""
+    printed = printed_with_traces(code) if printed is None else printed
+    return [(function, int(line)) for function, line in re.findall(
+        r"Exception raised from (\w+) at \S*/" + re.escape(source)
+        + r":(\d+)", printed)]
+
+
+def reported_lines(code):
+    """The python_function.cpp lines a script's errors were raised from."""
+    return [line for function, line in raised_from(
+        code, "torch/csrc/autograd/python_function.cpp")
+        if function == "THPFunction_apply"]
 
 
 FUNCTION_WITH_A_BAD_FLAG = """
@@ -159,3 +175,93 @@ def test_the_library_places_its_checks_inside_the_anchored_function():
     assert "set_next_edges" in quoted and "return process_outputs(" in quoted
     assert function[0] == excerpt[0] < min(checks) <= max(checks) < excerpt[1]
     assert excerpt[1] < function[1]
+
+
+ENGINE = "torch/csrc/autograd/engine.cpp"
+# The older commit chapter 9 quotes engine.cpp from (test_claims.HISTORICAL).
+QUOTED = "e1253a956f6866469eafd88cc3bfb4627f4b1efc"
+
+ENGINE_CHECKS_THAT_FAIL = """
+import warnings
+import torch
+
+
+def backward_with(x, gradient, anomaly=False):
+    class Returns(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return gradient(g)
+
+    try:
+        with torch.autograd.set_detect_anomaly(anomaly):
+            Returns.apply(x).sum().abs().backward()
+    except RuntimeError as error:
+        print(error)
+
+
+warnings.simplefilter("ignore")
+real = torch.ones(2, 2, requires_grad=True)
+complex_input = torch.ones(2, 2, dtype=torch.complex64, requires_grad=True)
+backward_with(real, lambda g: g * float("nan"), anomaly=True)       # NaN
+backward_with(complex_input, lambda g: torch.ones(2, 2, dtype=torch.long))
+backward_with(real, lambda g: g.to_sparse_csr())                    # layout
+backward_with(real, lambda g: torch.ones(2, 2, device="meta"))      # device
+"""
+
+
+def engine_anchors(commit):
+    """(first, last) of each of chapter 9's links into engine.cpp at commit."""
+    links = re.findall(
+        r"\]\(https://github\.com/pytorch/pytorch/blob/" + commit + "/"
+        + re.escape(ENGINE) + r"#L(\d+)(?:-L(\d+))?\)", PAGE.read_text())
+    return [(int(first), int(last or first)) for first, last in links]
+
+
+def test_the_library_places_the_engine_checks_where_the_chapter_says():
+    printed = printed_with_traces(ENGINE_CHECKS_THAT_FAIL)
+    checks = raised_from(None, ENGINE, printed)
+    assert [function for function, _ in checks] == [
+        "evaluate_function"] + ["validate_outputs_impl"] * 3, checks
+    # The NaN check fails through TORCH_CHECK, as the chapter says.
+    nan_trace = printed.split("Exception raised from ")[1]
+    assert "c10::detail::torchCheckFail" in nan_trace
+    assert "returned nan values in its 0th output" in printed
+    nan_line = checks[0][1]
+    validate_lines = [line for _, line in checks[1:]]
+    text = PAGE.read_text()
+    assert "`validate_outputs_impl`" in text
+
+    # At the quoted commit: the excerpt's range, and its NaN message line.
+    quoted = engine_anchors(QUOTED)
+    function = max(quoted, key=lambda anchor: anchor[1] - anchor[0])
+    message = min(quoted, key=lambda anchor: anchor[1] - anchor[0])
+    assert message[0] == message[1] and function[0] < message[0] < function[1]
+    excerpt = text[text.index("```cpp\nvoid Engine::evaluate_function("):]
+    excerpt = excerpt[:excerpt.index("\n```\n")]
+    assert "returned nan values in its" in excerpt
+    offset = nan_line - message[0]
+    assert f"\n{offset} lines below the quoted message line" in text
+
+    # At the installed commit: the NaN check's own line, the quoted range
+    # moved by its offset, and the range of validate_outputs' checks.
+    installed = engine_anchors(COMMIT)
+    assert (nan_line, nan_line) in installed
+    assert (function[0] + offset, function[1] + offset) in installed
+    assert (min(validate_lines), max(validate_lines)) in installed
+    estimated = (function[0] + offset, function[1] + offset)
+    assert estimated[0] < nan_line < estimated[1]
+    assert all(line < estimated[0] for line in validate_lines)
+    dtype, layout, device = validate_lines
+    assert f"[lines {dtype}, {layout} and {device}]" in text
+    below = re.search(r"(\d+) and (\d+) lines below the copy's dtype and "
+                      r"device checks \((\d+) and (\d+)\)",
+                      text.replace("\n", " "))
+    assert below, "the offsets of validate_outputs' checks"
+    moved_dtype, moved_device, copy_dtype, copy_device = map(
+        int, below.groups())
+    assert dtype - copy_dtype == moved_dtype
+    assert device - copy_device == moved_device

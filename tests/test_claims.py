@@ -37,6 +37,10 @@ HISTORICAL = {
     "7d32f6fdc3c97522010dd1eb5d87abd2cdd249a1":
         "master on 2018-04-24, days before 0.4.0: the C++ that Answer 1 "
         "quoted, and the engine that called it (chapter 9)",
+    "e1253a956f6866469eafd88cc3bfb4627f4b1efc":
+        "the only copy of torch/csrc/autograd/engine.cpp the search tools "
+        "held when chapter 9 quoted Engine::evaluate_function; the chapter "
+        "and tests/test_ch09_source.py tie it to the installed commit",
 }
 
 # C++ sources that hold no assert, so their names are not in the libraries;

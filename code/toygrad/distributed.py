@@ -11,6 +11,8 @@ calls that return when they are done.
 
 import multiprocessing
 import multiprocessing.connection
+import os
+import sys
 import traceback
 
 import numpy as np
@@ -138,9 +140,14 @@ def _serve(rank, world_size, peers, control):
         try:
             job = control.recv()
         except EOFError:  # the parent has gone
-            return
+            job = None
         if job is None:
-            return
+            # Leave as a forked child does, running no destructor: one may
+            # wait forever (PyTorch's gloo process group joins its threads
+            # holding the GIL, which a thread may be waiting for).
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
         function, args = job
         try:
             reply = (True, function(rank, *args))
@@ -204,27 +211,31 @@ class Workers:
     def _collect(self):
         results, waiting = {}, dict(enumerate(self._control))
         while waiting:
-            sentinels = {self._processes[rank].sentinel: rank
-                         for rank in waiting}
+            sentinels = [self._processes[rank].sentinel for rank in waiting]
             ready = multiprocessing.connection.wait(
                 [*waiting.values(), *sentinels], self.timeout)
             if not ready:
                 raise TimeoutError(f"workers {sorted(waiting)} did not "
                                    f"answer within {self.timeout} s")
             for rank, control in list(waiting.items()):
+                process = self._processes[rank]
                 if control in ready:
-                    done, value = control.recv()
-                    if not done:
-                        raise RuntimeError(f"worker {rank} failed:\n{value}")
-                    results[rank] = value
-                    del waiting[rank]
-            for sentinel in ready:
-                if sentinel in sentinels and sentinels[sentinel] in waiting:
-                    rank = sentinels[sentinel]
-                    self._processes[rank].join(timeout=1)
-                    code = self._processes[rank].exitcode
+                    try:
+                        done, value = control.recv()
+                    except EOFError:  # it died: its end of the pipe closed
+                        done, value = None, None
+                elif process.sentinel in ready:
+                    done, value = None, None
+                else:
+                    continue
+                if done is None:
+                    process.join(timeout=1)
                     raise RuntimeError(f"worker {rank} died (exit code "
-                                       f"{code})")
+                                       f"{process.exitcode})")
+                if not done:
+                    raise RuntimeError(f"worker {rank} failed:\n{value}")
+                results[rank] = value
+                del waiting[rank]
         return [results[rank] for rank in sorted(results)]
 
     def close(self, wait=5):
@@ -243,6 +254,7 @@ class Workers:
             if process.is_alive():
                 process.kill()
                 process.join()
+            process.close()  # its end of the sentinel pipe
         for control in self._control:
             control.close()
         self._processes, self._control = [], []

@@ -11,6 +11,11 @@ that happened during it, in order.
 
 import numpy as np
 
+# PyTorch's DDP models of this process, kept alive until it ends: deleting one
+# destroys its gloo process group, which joins its threads while holding the
+# GIL, and a thread that ran the Python comm hook may wait for the GIL then.
+_kept = []
+
 
 def mlp(lib, **init):
     """Chapter 15's MLP for the digits, in ``lib`` (toygrad or torch)."""
@@ -74,6 +79,7 @@ def torch_ddp(rank, world_size, init_method, state, batches, lr=0.1,
             return future.then(lambda done: done.value()[0])
 
         ddp.register_comm_hook(None, note_and_average)
+        _kept.append(ddp)
         grads = _train(torch, model, ddp, _shards(rank, world_size, batches),
                        lr, events)
         return dict(grads=grads, events=events)

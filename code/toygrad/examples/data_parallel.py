@@ -55,7 +55,8 @@ def torch_ddp(rank, world_size, init_method, state, batches, lr=0.1,
               bucket_cap_mb=None):
     """One process of PyTorch's DDP on the gloo backend, with a comm hook
     that notes each bucket's parameters when the Reducer hands it over,
-    then averages it as DDP's default does."""
+    then averages it: divided by the world size, where DDP's default
+    multiplies by its inverse (the same bits for a world of two)."""
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel

@@ -232,8 +232,10 @@ class Workers:
                     process.join(timeout=1)
                     raise RuntimeError(f"worker {rank} died (exit code "
                                        f"{process.exitcode})")
-                if not done:
-                    raise RuntimeError(f"worker {rank} failed:\n{value}")
+                if not done:  # its error's last line first, then the rest
+                    error = value.strip().splitlines()[-1]
+                    raise RuntimeError(f"worker {rank} failed: {error}\n"
+                                       f"{value}")
                 results[rank] = value
                 del waiting[rank]
         return [results[rank] for rank in sorted(results)]

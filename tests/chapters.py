@@ -48,6 +48,7 @@ CHAPTER_FILES = {
     13: ["autograd/forward_ad.py", "func.py"],
     14: ["examples/scipy_conv_op.py"],
     15: ["nn/layers.py"],
+    16: ["distributed.py", "nn/parallel.py", "examples/data_parallel.py"],
 }
 LAST = max(CHAPTER_FILES)
 PACKAGE = Path(__file__).resolve().parents[1] / "code" / "toygrad"

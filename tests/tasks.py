@@ -107,6 +107,10 @@ TASKS = [
     Task("15.1", "SGD's update, with momentum and weight decay",
          "toygrad/optim.py", "sgd_update", "ch15-sgd"),
     Task("15.2", "Adam's step", "toygrad/optim.py", "Adam.step", "ch15-adam"),
+    Task("16.1", "the gradient-averaging hook",
+         "toygrad/nn/parallel.py", "DistributedDataParallel._average_gradient",
+         "ch16-toygrad-ddp", depends=("4.1", "4.2", "5.1", "6.1", "10.1"),
+         needs_lines=(("4.1", 10),)),
 ]
 
 BY_ID = {task.id: task for task in TASKS}

@@ -3,7 +3,8 @@
 Every link of chapter 9 into a file of the installed torch's commit carries a
 line anchor (#L10 or #L10-L20). For a file the wheel ships (a header, a Python
 module, the copy of tools/autograd packaged with torchgen) the anchored lines
-are read from the wheel and must start with the thing the link names.
+are read from the wheel (numbered as in the repository: tests/wheel_source.py)
+and must start with the thing the link names.
 python_function.cpp is not shipped; its anchor is checked against the line
 numbers the compiled library itself reports: with TORCH_SHOW_CPP_STACKTRACES=1
 an error raised by a TORCH_CHECK names its file and line, and two checks of
@@ -24,6 +25,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from wheel_source import repo_lines, wheel_file
+
 pytestmark = pytest.mark.ch09
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,22 +42,22 @@ FIRST_LINE = {
     ("torch/autograd/function.py", 609): "@classmethod",
     ("torch/autograd/graph.py", 966): "def _engine_run_backward(",
     ("torch/autograd/grad_mode.py", 22): "class no_grad(",
-    ("torch/csrc/autograd/engine.h", 41): "TORCH_API void validate_outputs(",
-    ("torch/csrc/autograd/engine.h", 87): "struct ReadyQueue {",
-    ("torch/csrc/autograd/engine.h", 91): "struct CompareNodeTaskTime {",
-    ("torch/csrc/autograd/engine.h", 151): "// Given a list of (Node, input number)",
-    ("torch/csrc/autograd/engine.h", 179): "// We pass cpu_ready_queue to evaluate_function",
-    ("torch/csrc/autograd/graph_task.h", 31): "not_ready_;",
-    ("torch/csrc/autograd/graph_task.h", 32): "dependencies_;",
-    ("torch/csrc/autograd/input_buffer.h", 40): "struct InputBuffer {",
-    ("torch/csrc/autograd/input_metadata.h", 76): "at::Tensor reduce_grad(",
-    ("torch/csrc/autograd/saved_variable.h", 23): "class TORCH_API SavedVariable {",
-    ("torch/csrc/autograd/saved_variable.h", 48): "Variable unpack(",
-    ("torch/csrc/autograd/custom_function.h", 20): "_wrap_outputs(",
-    ("torch/csrc/autograd/python_engine.h", 13): "struct PythonEngine : public Engine {",
-    ("torch/csrc/autograd/functions/accumulate_grad.h", 181): "template <typename T>",
-    ("aten/src/ATen/SequenceNumber.h", 9): "namespace at::sequence_number {",
-    ("c10/core/GradMode.h", 9): "struct C10_API GradMode {",
+    ("torch/csrc/autograd/engine.h", 40): "TORCH_API void validate_outputs(",
+    ("torch/csrc/autograd/engine.h", 86): "struct ReadyQueue {",
+    ("torch/csrc/autograd/engine.h", 90): "struct CompareNodeTaskTime {",
+    ("torch/csrc/autograd/engine.h", 150): "// Given a list of (Node, input number)",
+    ("torch/csrc/autograd/engine.h", 178): "// We pass cpu_ready_queue to evaluate_function",
+    ("torch/csrc/autograd/graph_task.h", 30): "not_ready_;",
+    ("torch/csrc/autograd/graph_task.h", 31): "dependencies_;",
+    ("torch/csrc/autograd/input_buffer.h", 39): "struct InputBuffer {",
+    ("torch/csrc/autograd/input_metadata.h", 75): "at::Tensor reduce_grad(",
+    ("torch/csrc/autograd/saved_variable.h", 22): "class TORCH_API SavedVariable {",
+    ("torch/csrc/autograd/saved_variable.h", 47): "Variable unpack(",
+    ("torch/csrc/autograd/custom_function.h", 19): "_wrap_outputs(",
+    ("torch/csrc/autograd/python_engine.h", 12): "struct PythonEngine : public Engine {",
+    ("torch/csrc/autograd/functions/accumulate_grad.h", 180): "template <typename T>",
+    ("aten/src/ATen/SequenceNumber.h", 8): "namespace at::sequence_number {",
+    ("c10/core/GradMode.h", 8): "struct C10_API GradMode {",
     ("tools/autograd/derivatives.yaml", 1231): "- name: mul.Tensor(",
     ("tools/autograd/gen_autograd_functions.py", 54): "FUNCTION_DECLARATION = CodeTemplate(",
     ("tools/autograd/gen_autograd_functions.py", 98): "FUNCTION_DEFINITION = CodeTemplate(",
@@ -64,30 +67,18 @@ FIRST_LINE = {
 # ... and what the last one holds, where the range ends a definition.
 LAST_LINE = {
     ("torch/autograd/function.py", 635): "return custom_function_call(",
-    ("torch/csrc/autograd/engine.h", 106): "};",
-    ("torch/csrc/autograd/engine.h", 114): "heap_;",
-    ("torch/csrc/autograd/engine.h", 159): "const edge_list& outputs = {});",
-    ("torch/csrc/autograd/engine.h", 185): "cpu_ready_queue);",
-    ("torch/csrc/autograd/input_buffer.h", 87): "};",
-    ("torch/csrc/autograd/saved_variable.h", 140): "};",
-    ("torch/csrc/autograd/custom_function.h", 29): "bool pure_view);",
-    ("torch/csrc/autograd/python_engine.h", 30): "const edge_list& outputs = {}) override;",
-    ("torch/csrc/autograd/functions/accumulate_grad.h", 301): "}",
+    ("torch/csrc/autograd/engine.h", 105): "};",
+    ("torch/csrc/autograd/engine.h", 113): "heap_;",
+    ("torch/csrc/autograd/engine.h", 158): "const edge_list& outputs = {});",
+    ("torch/csrc/autograd/engine.h", 184): "cpu_ready_queue);",
+    ("torch/csrc/autograd/input_buffer.h", 86): "};",
+    ("torch/csrc/autograd/saved_variable.h", 139): "};",
+    ("torch/csrc/autograd/custom_function.h", 28): "bool pure_view);",
+    ("torch/csrc/autograd/python_engine.h", 29): "const edge_list& outputs = {}) override;",
+    ("torch/csrc/autograd/functions/accumulate_grad.h", 300): "}",
     ("tools/autograd/gen_autograd_functions.py", 192): ")",
     ("tools/autograd/gen_variable_type.py", 638): ")",
 }
-
-
-def wheel_file(path):
-    """The installed copy of the repository's file `path`, or None."""
-    if path.startswith("tools/autograd/"):
-        return SITE / "torchgen" / "packaged" / "autograd" / path.removeprefix(
-            "tools/autograd/")
-    if path.endswith(".py"):
-        return SITE / path
-    if path.endswith(".h"):
-        return SITE / "torch" / "include" / path.removeprefix("aten/src/")
-    return None
 
 
 def anchored_links():
@@ -109,7 +100,7 @@ def test_every_link_at_the_installed_commit_has_a_line_anchor():
     ids=lambda link: f"{link[0]}#L{link[1]}-L{link[2]}")
 def test_anchor_starts_at_what_it_names(link):
     path, first, last = link
-    lines = wheel_file(path).read_text().splitlines()
+    lines = repo_lines(path)
     assert first <= last <= len(lines)
     assert (path, first) in FIRST_LINE, f"{path}#L{first}: add what it names"
     assert FIRST_LINE[path, first] in lines[first - 1], lines[first - 1]

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from wheel_source import repo_lines as wheel_lines
+
 pytestmark = pytest.mark.ch16
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,15 +65,6 @@ LINES = {
     ("torch/nn/parallel/distributed.py", 150): ("# Case 2: Compute default bucket",
                                                 "bucket_size_limits = [sys.maxsize]"),
 }
-
-
-def wheel_lines(path):
-    """The repository's file `path` as lines numbered as in the repository."""
-    if path.endswith(".py"):
-        return (SITE / path).read_text().splitlines()
-    lines = (SITE / "torch" / "include" / path).read_text().splitlines()
-    assert lines[0].startswith("#if !defined(TORCH_STABLE_ONLY)")
-    return lines[1:]  # the packaging's guard
 
 
 def anchored():

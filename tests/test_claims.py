@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 import torch
 
+import wheel_source
+
 pytestmark = pytest.mark.ch09
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,3 +158,29 @@ def test_pull_request_link_text_matches_its_number():
         if pull and shown and shown.group(1) != pull.group(1):
             wrong.append((page, text, url))
     assert wrong == []
+
+
+ANCHORED = re.compile(r"https://github\.com/pytorch/pytorch/blob/" + INSTALLED
+                      + r"/([^)#\s]+)#L(\d+)(?:-L(\d+))?")
+
+
+def shipped_anchors():
+    """(page, path, first, last) of every anchored link into a file the wheel ships."""
+    found = []
+    for page in PAGES:
+        for path, first, last in ANCHORED.findall(page.read_text()):
+            if wheel_source.wheel_file(path) and wheel_source.wheel_file(path).exists():
+                found.append((page.name, path, int(first), int(last or first)))
+    return found
+
+
+@pytest.mark.parametrize("anchor", shipped_anchors(),
+                         ids=lambda a: f"{a[0]}:{a[1]}#L{a[2]}-L{a[3]}")
+def test_anchor_in_a_shipped_file_starts_on_code_in_the_repository_s_numbering(anchor):
+    # GitHub numbers a header's lines as the repository has them, one less than the
+    # wheel's copy (tests/wheel_source.py); an anchor taken from the wheel as it is
+    # starts one line late, often on a blank line or the line after what it names.
+    page, path, first, last = anchor
+    lines = wheel_source.repo_lines(path)
+    assert 1 <= first <= last <= len(lines)
+    assert lines[first - 1].strip(), f"{page}: {path}#L{first} starts on a blank line"

@@ -173,10 +173,36 @@ def propagate(ctx, inputs, outputs):
     # so that its own arithmetic is ordinary arithmetic.
     ctx.primals, ctx.results = _plain(inputs), _plain(outputs)
     results = _run_jvp(ctx, tangents, len(outputs))
+    given = {}  # base of an input -> its own tangent (None: none given)
+    if type(ctx)._forward_cls._custom:
+        for x in inputs:
+            if isinstance(x, Tensor):
+                given[id(x if x._base is None else x._base)] = tangent_of(x)
     for out, tangent in zip(outputs, results):
         if _differentiable(ctx, out):
             _check_tangent(out, tangent)
+            if out._base is not None and given.get(id(out._base)) is not None:
+                _check_view_tangent(tangent, given[id(out._base)])
             set_tangent(out, tangent)
+
+
+def _check_view_tangent(tangent, input_tangent):
+    """A custom Function's output that is a view of an input (or the input
+    returned as it is): as in PyTorch, its tangent must be a view of that
+    input's tangent (of its base, if the input's tangent is a view)."""
+    if tangent._base is None:
+        raise RuntimeError(
+            "A custom Function's forward is returning a view (or an input "
+            "as-is) but the jvp is not returning a view.")
+    if input_tangent._base is not None:
+        if tangent._base is not input_tangent._base:
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not "
+                "returning a view of the same base as the given grad input.")
+    elif tangent._base is not input_tangent:
+        raise RuntimeError(
+            "A custom Function is returning a view but the jvp is not "
+            "returning a view of the given grad input.")
 
 
 def _refuse_recorded(inputs):

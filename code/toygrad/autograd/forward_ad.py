@@ -173,23 +173,32 @@ def propagate(ctx, inputs, outputs):
     # so that its own arithmetic is ordinary arithmetic.
     ctx.primals, ctx.results = _plain(inputs), _plain(outputs)
     results = _run_jvp(ctx, tangents, len(outputs))
-    given = {}  # base of an input -> its own tangent (None: none given)
-    if type(ctx)._forward_cls._custom:
-        for x in inputs:
-            if isinstance(x, Tensor):
-                given[id(x if x._base is None else x._base)] = tangent_of(x)
     for out, tangent in zip(outputs, results):
         if _differentiable(ctx, out):
             _check_tangent(out, tangent)
-            if out._base is not None and given.get(id(out._base)) is not None:
-                _check_view_tangent(tangent, given[id(out._base)])
             set_tangent(out, tangent)
+    _check_views(ctx, inputs, outputs)
+
+
+def _check_views(ctx, inputs, outputs):
+    """A custom Function's output that is a view of an input with a tangent
+    (such as the input returned as it is): as in PyTorch, its tangent must
+    be a view of that input's tangent."""
+    if not type(ctx)._forward_cls._custom:
+        return
+    given = {}  # base of an input -> its own tangent (None: none given)
+    for x in inputs:
+        if isinstance(x, Tensor):
+            given[id(x if x._base is None else x._base)] = tangent_of(x)
+    for out in outputs:
+        if (_differentiable(ctx, out) and out._base is not None
+                and given.get(id(out._base)) is not None):
+            _check_view_tangent(tangent_of(out), given[id(out._base)])
 
 
 def _check_view_tangent(tangent, input_tangent):
-    """A custom Function's output that is a view of an input (or the input
-    returned as it is): as in PyTorch, its tangent must be a view of that
-    input's tangent (of its base, if the input's tangent is a view)."""
+    """An output's tangent, a view of the tangent of the input it is a view
+    of (of that tangent's base, if the tangent is itself a view)."""
     if tangent._base is None:
         raise RuntimeError(
             "A custom Function's forward is returning a view (or an input "

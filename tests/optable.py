@@ -989,6 +989,17 @@ def custom_functions(lib):
         def backward(ctx, grad):
             return grad * 2
 
+    class Same(lib.autograd.Function):
+        """Returns its input as it is: PyTorch hands back a view of it."""
+
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
     class OnceSquare(lib.autograd.Function):
         """x ** 2 whose backward cannot be differentiated again."""
 
@@ -1005,7 +1016,7 @@ def custom_functions(lib):
 
     _FUNCTIONS[lib.name] = types.SimpleNamespace(
         Cube=Cube, WrongCube=WrongCube, ScaleAndCount=ScaleAndCount,
-        DoubleInPlace=DoubleInPlace, OnceSquare=OnceSquare)
+        DoubleInPlace=DoubleInPlace, OnceSquare=OnceSquare, Same=Same)
     return _FUNCTIONS[lib.name]
 
 
@@ -1037,6 +1048,15 @@ def _custom_jvp(lib, x, tangent):
     with forward_ad.dual_level():
         y = Cube.apply(forward_ad.make_dual(x, tangent))
         return tuple(forward_ad.unpack_dual(y))
+
+
+def _same_then_changed(lib, x):
+    # A custom Function's output that is its input is a view made inside
+    # a custom Function: an in-place change of it is refused when it
+    # requires grad (issue 30's ALIAS task).
+    out = custom_functions(lib).Same.apply(x * 1)
+    out.mul_(2)
+    return out
 
 
 def _create_graph_through_copy_slices(lib, x):
@@ -2126,6 +2146,20 @@ ENTRIES = [
                          "on a leaf", "on a non-leaf", "on a view of a non-leaf",
                          "on an input saved for backward")]),
             ("ctx.mark_dirty",), IN_PLACE_CHECKS),
+    OpEntry("autograd.Function that returns its input",
+            lambda lib, x: custom_functions(lib).Same.apply(x),
+            fixed(("f64 2x3", lambda rng: leaf(rng, (2, 3))),
+                  *[(f"{context}, f64 2x3", lambda rng: leaf(rng, (2, 3)),
+                     context) for context in (
+                         "on a non-leaf", "on a view of a non-leaf",
+                         "under no_grad")]),
+            ("autograd.Function.apply",)),
+    OpEntry("autograd.Function that returns its input, then out.mul_(2)",
+            _same_then_changed,
+            fixed(*[(f"{kind}, f64 2x3", lambda rng, grad=grad: leaf(
+                rng, (2, 3), grad=grad)) for kind, grad in (
+                    ("requires grad", True), ("requires no grad", False))]),
+            ("autograd.Function.apply",)),
     OpEntry("forward_ad: the tangent of (x * x.exp()).sum(0)", _tangent_of,
             fixed(*[(f"f64 {shape_id(shape)}", lambda rng, shape=shape: (
                 leaf(rng, shape, grad=False), leaf(rng, shape, grad=False)))

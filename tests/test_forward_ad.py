@@ -508,3 +508,55 @@ def test_tanh_and_sigmoid_backward_have_pytorchs_tangents():
                                   for p, t in ((grad, t_grad), (out, t_out))))
             np.testing.assert_allclose(toy_fwd.unpack_dual(result).tangent.data,
                                        expected, rtol=1e-12, atol=1e-14)
+
+
+def _view_jvp_outcome(lib, forward, jvp, tangent_kind):
+    """A custom Function whose forward returns its input, or a view of it,
+    under forward AD: its tangent, or the error for a jvp that does not
+    return a view of the input's tangent (as PyTorch's
+    ``_process_forward_mode_AD`` checks)."""
+    fw = FORWARD[lib.__name__]
+
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return forward(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    F.jvp = staticmethod(lambda ctx, t: jvp(t))
+    with fw.dual_level():
+        x = lib.tensor(np.array([1.0, 2.0]))
+        if tangent_kind == "none":
+            dual = x
+        elif tangent_kind == "a view":
+            dual = fw.make_dual(x, lib.tensor(np.array([3.0, 4.0])).t())
+        else:
+            dual = fw.make_dual(x, lib.tensor(np.array([3.0, 4.0])))
+        try:
+            tangent = fw.unpack_dual(F.apply(dual)).tangent
+        except RuntimeError as error:
+            return "RuntimeError", str(error)
+        return None if tangent is None else tangent.tolist()
+
+
+VIEW_JVPS = {
+    "x / t": (lambda x: x, lambda t: t),
+    "x / t.view(2)": (lambda x: x, lambda t: t.view(2)),
+    "x / t * 1": (lambda x: x, lambda t: t * 1),
+    "x / (t * 1).view(2)": (lambda x: x, lambda t: (t * 1).view(2)),
+    "x[0] / t[0]": (lambda x: x[0], lambda t: t[0]),
+    "x[0] / t[0] * 1": (lambda x: x[0], lambda t: t[0] * 1),
+    "x * 2 / t * 2": (lambda x: x * 2, lambda t: t * 2),
+}
+
+
+@pytest.mark.parametrize("tangent_kind", ("a tensor", "a view", "none"))
+@pytest.mark.parametrize("case", list(VIEW_JVPS))
+def test_a_view_output_needs_a_view_tangent_as_in_pytorch(case, tangent_kind):
+    forward, jvp = VIEW_JVPS[case]
+    ours = _view_jvp_outcome(toygrad, forward, jvp, tangent_kind)
+    theirs = _view_jvp_outcome(torch, forward, jvp, tangent_kind)
+    assert ours == theirs

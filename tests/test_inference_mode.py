@@ -489,3 +489,30 @@ def test_scalar_value_leaf_under_no_grad_still_requires_grad():
         t = torch.tensor(1.0, requires_grad=True)
     assert v.requires_grad == t.requires_grad
     assert np.isclose(v.data, t.item())
+
+
+def test_a_custom_function_returning_its_input_in_inference_mode():
+    """An input returned as it is comes back as ``x.view_as(x)``: a view of
+    a normal tensor (not an inference tensor, free to change in place
+    afterwards), and an inference tensor, not a view, for an inference
+    tensor; both as PyTorch has them."""
+    def run(lib):
+        class Id(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        normal = lib.tensor(np.ones(2))
+        with lib.inference_mode():
+            inference = lib.tensor(np.ones(2))
+            outs = [(Id.apply(x), x) for x in (normal, inference)]
+        seen = [(out is x, out._is_view(), out._base is x, out.is_inference())
+                for out, x in outs]
+        outs[0][0].mul_(2)
+        return seen, normal.tolist()
+
+    assert run(toygrad) == run(torch)

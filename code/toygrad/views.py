@@ -20,8 +20,8 @@ import numpy as np
 
 from toygrad.autograd import grad_mode
 from toygrad.autograd.function import (
-    INFERENCE, MULTI, NO_GRAD, Function, _short_name, anomaly, dual,
-    untracked)
+    IN_CUSTOM_FUNCTION, INFERENCE, MULTI, NO_GRAD, Function, _short_name,
+    anomaly, dual, untracked)
 from toygrad.autograd.graph import (
     ERR_BACKWARD_TWICE, Node, current_saved_tensors_hooks)
 #> ch10
@@ -57,15 +57,12 @@ _MULTI_WHY = (
     " This view is the output of a function that returns multiple views. "
     "Such functions do not allow the output views to be modified inplace. "
     "You should replace the inplace operation by an out-of-place one.")
-#> ch10 a view that a custom Function returned (a module's backward hooks)
-IN_CUSTOM_FUNCTION = "in_custom_function"
 _CUSTOM_WHY = (
     " This view was created inside a custom Function (or because an input "
     "was returned as-is) and the autograd logic to handle view+inplace would "
     "override the custom backward associated with the custom Function, "
     "leading to incorrect gradients. This behavior is forbidden. You can fix "
     "this by cloning the output of the custom Function.")
-#< ch10
 _CHANGED_ITSELF = "is being"
 _CHANGED_ELSEWHERE = "its base or another view of its base has been"
 
@@ -86,10 +83,8 @@ def _refuse_rebase(view, changed):
     else:
         message = _VIEW_PREFIX.format(view.output_nr, _short_name(grad_fn),
                                       changed)
-    #> ch10
     if meta == IN_CUSTOM_FUNCTION:
         raise RuntimeError(message + _CUSTOM_WHY)
-    #< ch10
     raise RuntimeError(message + (_MULTI_WHY if meta == MULTI
                                   else _NO_GRAD_WHY))
 

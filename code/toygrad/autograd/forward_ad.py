@@ -177,6 +177,41 @@ def propagate(ctx, inputs, outputs):
         if _differentiable(ctx, out):
             _check_tangent(out, tangent)
             set_tangent(out, tangent)
+    _check_views(ctx, inputs, outputs)
+
+
+def _check_views(ctx, inputs, outputs):
+    """A custom Function's output that is a view of an input with a tangent
+    (such as the input returned as it is): as in PyTorch, its tangent must
+    be a view of that input's tangent."""
+    if not type(ctx)._forward_cls._custom:
+        return
+    given = {}  # base of an input -> its own tangent (None: none given)
+    for x in inputs:
+        if isinstance(x, Tensor):
+            given[id(x if x._base is None else x._base)] = tangent_of(x)
+    for out in outputs:
+        if (_differentiable(ctx, out) and out._base is not None
+                and given.get(id(out._base)) is not None):
+            _check_view_tangent(tangent_of(out), given[id(out._base)])
+
+
+def _check_view_tangent(tangent, input_tangent):
+    """An output's tangent, a view of the tangent of the input it is a view
+    of (of that tangent's base, if the tangent is itself a view)."""
+    if tangent._base is None:
+        raise RuntimeError(
+            "A custom Function's forward is returning a view (or an input "
+            "as-is) but the jvp is not returning a view.")
+    if input_tangent._base is not None:
+        if tangent._base is not input_tangent._base:
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not "
+                "returning a view of the same base as the given grad input.")
+    elif tangent._base is not input_tangent:
+        raise RuntimeError(
+            "A custom Function is returning a view but the jvp is not "
+            "returning a view of the given grad input.")
 
 
 def _refuse_recorded(inputs):

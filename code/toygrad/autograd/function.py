@@ -434,6 +434,10 @@ class FunctionMeta(type):
         node_class = namespace.get("node_name", f"{name}Backward")
         cls._backward_cls = type(node_class, (BackwardFunction,), {
             "_forward_cls": cls, "_node_name": node_name(node_class)})
+        # A custom Function (a user's), not one of toygrad's operations,
+        # which PyTorch writes in C++: its outputs are wrapped as PyTorch
+        # wraps a Python Function's (``_wrap_outputs``).
+        cls._custom = not cls.__module__.startswith(BUILT_IN)
 
 
 class Function(metaclass=FunctionMeta):
@@ -483,7 +487,9 @@ class Function(metaclass=FunctionMeta):
         if recording:
             _connect(ctx, inputs)
         inputs, outputs = _run_forward(cls, ctx, inputs)
-        if recording:
+        if cls._custom:  # a user's Function: its outputs as PyTorch's
+            outputs = _wrap_outputs(ctx, inputs, outputs, recording)
+        elif recording:
             outputs = _record(ctx, inputs, outputs)
         else:
             outputs = _unrecorded(outputs, inputs)
@@ -529,9 +535,9 @@ def _run_forward(cls, ctx, inputs):
 
 
 def _unrecorded(outputs, inputs):
-    """The outputs of an operation that records nothing. An input that
-    ``forward`` returned as it is comes back as a new tensor, as in
-    PyTorch."""
+    """The outputs of one of toygrad's operations that records nothing.
+    An input that ``forward`` returned as it is comes back as a new
+    tensor."""
     if type(outputs) is tuple:
         return _returned_inputs_aliased(outputs, inputs)
     for x in inputs:
@@ -544,8 +550,10 @@ def _unrecorded(outputs, inputs):
 # input's numbers (``is_view``) makes the output a view of the input's base.
 
 # How a view was made (PyTorch's ``CreationMeta``): in grad mode (None),
-# with grad mode off, in inference mode, or as one of several outputs.
+# with grad mode off, in inference mode, or as one of several outputs; or
+# returned by a custom Function (``_wrap_outputs``).
 NO_GRAD, INFERENCE, MULTI = "no_grad", "inference", "multi"
+IN_CUSTOM_FUNCTION = "in_custom_function"
 
 
 def _creation_meta(source, multi):
@@ -607,7 +615,7 @@ def untracked(function, source, array, ctx=None):
 
 def _returned_inputs_aliased(outputs, inputs):
     """An input that forward returned as it is comes back as a new tensor
-    (same numbers, same version counter, no history), as in PyTorch."""
+    (same numbers, same version counter, no history)."""
     return tuple([out._alias() if any(out is x for x in inputs) else out
                   for out in outputs])
 
@@ -695,8 +703,8 @@ def _needs_live_edges(ctx):
 
 def _own_output(ctx, out, inputs):
     """An output, as ``_record`` gives it its node: an input that forward
-    returned as it is comes back as a new tensor, as in PyTorch, unless
-    forward changed it in place (``mark_dirty``)."""
+    returned as it is comes back as a new tensor, unless forward changed
+    it in place (``mark_dirty``)."""
     if id(out) not in ctx._dirty:
         for x in inputs:
             if x is out:
@@ -705,6 +713,93 @@ def _own_output(ctx, out, inputs):
         raise NotImplementedError(
             "toygrad does not support mark_dirty on a view")
     return out
+
+
+def _wrap_outputs(ctx, inputs, outputs, recording):
+    """A custom Function's outputs, each as PyTorch's ``_wrap_outputs``
+    leaves it (``set_history`` in torch/csrc/autograd/custom_function.cpp).
+
+    - An input changed in place (``mark_dirty``) is returned itself.
+    - Another input comes back as a new tensor, a view of it made with
+      grad mode off (``x.view_as(x)``); or, if it is not differentiable
+      here and requires grad, as ``x.detach()``.
+    - Every output that is a view, other than a dirty input, may not be
+      changed in place (creation meta ``IN_CUSTOM_FUNCTION``; ``MULTI``
+      when several outputs are differentiable).
+
+    A differentiable output (recorded, a float, not marked) gets ``ctx``
+    as its node; a non-differentiable one that requires grad and is not a
+    view loses its history (``detach_``)."""
+    single = type(outputs) is not tuple
+    outputs = [outputs] if single else list(outputs)
+    if recording:
+        _output_metadata(ctx, outputs)  # for zeros where no gradient comes
+    differentiable = 0
+    for output_nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            continue
+        is_input = any(out is x for x in inputs)
+        dirty = id(out) in ctx._dirty
+        if (recording and id(out) not in ctx._non_differentiable
+                and out.data.dtype.kind in "fc"):
+            differentiable += 1
+            if dirty and out._view is not None:
+                raise NotImplementedError(
+                    "toygrad does not support mark_dirty on a view")
+            if is_input and not dirty:
+                out = _view_of_input(ctx, out)
+            out._grad_fn, out.output_nr = ctx, output_nr
+        elif not out.requires_grad:
+            if is_input and not dirty:
+                out = _view_of_input(ctx, out)
+        elif is_input:
+            out = out.detach()
+        elif out._view is None:
+            out._grad_fn, out._requires_grad = None, False
+        if out._view is not None and not (is_input and dirty):
+            _set_creation_meta(out, IN_CUSTOM_FUNCTION)
+        outputs[output_nr] = out
+    if differentiable > 1:
+        for out in outputs:
+            if isinstance(out, Tensor) and out._view is not None:
+                _set_creation_meta(out, MULTI)
+    if recording:
+        _save(ctx)
+    return outputs[0] if single else tuple(outputs)
+
+
+def _view_of_input(ctx, x):
+    """``x.view_as(x)`` made with grad mode off: what a custom Function
+    returns for an input that forward returned as it is. PyTorch refuses
+    it if ``setup_context`` saved it."""
+    if (type(ctx)._forward_cls.setup_context is not Function.setup_context
+            and any(x is t for t in ctx.to_save)):
+        raise RuntimeError(
+            "An input that has been returned as-is as output is being saved "
+            "for backward. This is not supported if you override "
+            "setup_context. You should return and save a view of the input "
+            "instead, e.g. with x.view_as(x) or setup ctx inside the forward "
+            "function itself.")
+    view = Tensor(x.data.view())
+    track(_AsItself, x, view)
+    return view
+
+
+class _AsItself:
+    """The ``ctx`` of a view ``x.view_as(x)``, as ``take_view`` reads it:
+    the view takes its base's numbers whole."""
+
+    @staticmethod
+    def take(ctx, array):
+        return array.view()
+
+
+_AsItself._forward_cls = _AsItself
+
+
+def _set_creation_meta(view, meta):
+    parent, ctx, output_nr, _, multi = view._view
+    view._view = (parent, ctx, output_nr, meta, multi)
 
 
 def _save(ctx):
@@ -721,7 +816,8 @@ def _check_dirty(ctx, inputs, enabled):
     """Inputs changed in place by forward: PyTorch's checks, a new version."""
     for x in inputs:
         if isinstance(x, Tensor) and id(x) in ctx._dirty:
-            if enabled and x._requires_grad and x._grad_fn is None:
+            if (enabled and x._requires_grad and x._grad_fn is None
+                    and id(x) not in ctx._non_differentiable):
                 raise RuntimeError("a leaf Variable that requires grad has "
                                    "been used in an in-place operation.")
             x._bump_version()

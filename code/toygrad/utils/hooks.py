@@ -12,9 +12,8 @@ import warnings
 import weakref
 
 from toygrad.autograd import grad_mode
-from toygrad.autograd.function import MULTI, Function
+from toygrad.autograd.function import Function
 from toygrad.tensor import Tensor
-from toygrad.views import IN_CUSTOM_FUNCTION
 
 
 class RemovableHandle:
@@ -57,26 +56,6 @@ class BackwardHookFunction(Function):
     @staticmethod
     def backward(ctx, *args):
         return args
-
-    @classmethod
-    def apply(cls, *tensors):
-        # PyTorch's Function.apply makes an input returned as it is a view
-        # of it, which may not be changed in place (its creation meta says
-        # why: made in a custom Function, or one of several such views);
-        # toygrad's makes a new tensor with no history, turned here into
-        # that view.
-        outputs = tuple([out._alias() if out is x else out
-                         for out, x in zip(super().apply(*tensors),
-                                           tensors)])
-        views = [(out, x) for out, x in zip(outputs, tensors)
-                 if out._grad_fn is not None]
-        several = len(views) > 1
-        for out, x in views:
-            out._base = x if x._base is None else x._base
-            out._view = (x, out._grad_fn, out.output_nr,
-                         MULTI if several else IN_CUSTOM_FUNCTION, several)
-            out._view_version = out._version_counter[0]
-        return outputs
 
 
 _NO_INPUT_NEEDS_GRAD = (

@@ -37,7 +37,7 @@ LINES = {
                                                 "dependencies_;"),
     ("torch/csrc/autograd/graph_task.h", 142): ("// The value of worker_device",
                                                  "const int reentrant_depth_;"),
-    ("torch/csrc/autograd/graph_task.h", 127): ("leaf_streams;", "leaf_streams;"),
+    ("torch/csrc/autograd/graph_task.h", 127): ("leaf_streams;", "caller_current_streams_;"),
     ("torch/csrc/autograd/graph_task.h", 176): ("// CPU threads are dedicated",
                                                  "cpu_ready_queue_;"),
     ("c10/core/AutogradState.h", 9): ("// Structure used to pack all the thread local",
@@ -52,6 +52,11 @@ LINES = {
                                             "device_ready_queues_;"),
     ("torch/csrc/autograd/engine.h", 218): ("std::shared_ptr<ReadyQueue> ready_queue(",
                                             "at::Device device);"),
+    ("torch/csrc/autograd/engine.h", 86): ("struct ReadyQueue {", "mutable std::mutex mutex_;"),
+    ("torch/csrc/autograd/functions/accumulate_grad.h", 61): (
+        "tensor_post_acc_grad_hooks()", "}"),
+    ("tools/autograd/gen_autograd_functions.py", 910): (
+        "# lock the mutex when we release variables", 'thread_lock = ""'),
     ("torch/csrc/autograd/input_buffer.h", 50): ("// Accumulates the variable",
                                                  "Node* fn);"),
     ("torch/csrc/distributed/c10d/reducer.hpp", 74): ("void autograd_hook(size_t index);",
@@ -60,10 +65,17 @@ LINES = {
         "std::vector<c10::intrusive_ptr<torch::autograd::Node>>", "hooks_;"),
     ("torch/utils/checkpoint.py", 279): ("if not torch.autograd._is_checkpoint_valid():",
                                          ")"),
+    ("torch/utils/checkpoint.py", 486): ("if use_reentrant is None:", "use_reentrant = True"),
     ("torch/autograd/grad_mode.py", 314): ("class set_multithreading_enabled(",
                                            "thread-local and will not affect"),
     ("torch/nn/parallel/distributed.py", 150): ("# Case 2: Compute default bucket",
                                                 "bucket_size_limits = [sys.maxsize]"),
+    ("torch/nn/parallel/distributed.py", 104): (
+        "bucket_bytes_cap = int(effective_bucket_cap_mb * _MB_TO_BYTES)",
+        "bucket_bytes_cap = int(effective_bucket_cap_mb * _MB_TO_BYTES)"),
+    ("torch/nn/parallel/distributed.py", 1769): (
+        "# Calling _rebuild_buckets before forward computation",
+        "self._has_rebuilt_buckets = True"),
 }
 
 

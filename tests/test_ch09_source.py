@@ -18,6 +18,7 @@ range of the function is the quoted range moved by the NaN check's offset.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,7 @@ FIRST_LINE = {
     ("torch/csrc/autograd/functions/accumulate_grad.h", 180): "template <typename T>",
     ("aten/src/ATen/SequenceNumber.h", 8): "namespace at::sequence_number {",
     ("c10/core/GradMode.h", 8): "struct C10_API GradMode {",
+    ("torch/csrc/autograd/anomaly_mode.h", 16): "static bool should_check_nan() {",
     ("tools/autograd/derivatives.yaml", 1231): "- name: mul.Tensor(",
     ("tools/autograd/gen_autograd_functions.py", 54): "FUNCTION_DECLARATION = CodeTemplate(",
     ("tools/autograd/gen_autograd_functions.py", 98): "FUNCTION_DEFINITION = CodeTemplate(",
@@ -67,6 +69,7 @@ FIRST_LINE = {
 # ... and what the last one holds, where the range ends a definition.
 LAST_LINE = {
     ("torch/autograd/function.py", 635): "return custom_function_call(",
+    ("torch/csrc/autograd/anomaly_mode.h", 18): "}",
     ("torch/csrc/autograd/engine.h", 105): "};",
     ("torch/csrc/autograd/engine.h", 113): "heap_;",
     ("torch/csrc/autograd/engine.h", 158): "const edge_list& outputs = {});",
@@ -256,3 +259,50 @@ def test_the_library_places_the_engine_checks_where_the_chapter_says():
         int, below.groups())
     assert dtype - copy_dtype == moved_dtype
     assert device - copy_device == moved_device
+
+
+PYTHON_LIBRARY = SITE / "torch" / "lib" / "libtorch_python.so"
+
+
+def symbols(library):
+    """Every symbol of a library, demangled, as `nm -C` prints them."""
+    nm = shutil.which("nm")
+    assert nm, "nm (binutils) is needed to read the library's symbols"
+    return subprocess.run([nm, "-C", str(library)], capture_output=True,
+                          text=True, check=True, timeout=300).stdout
+
+
+def test_the_library_has_the_excerpt_s_signature_but_a_one_argument_unpack_input():
+    # The THPFunction_apply excerpt is quoted from an older copy; the library
+    # confirms the function's signature and contradicts the copy's
+    # unpack_input(inputs, fill_record_function_inputs): 2.13 has one argument.
+    listed = symbols(PYTHON_LIBRARY)
+    apply = re.findall(r"\bTHPFunction_apply\(([^)]*)\)", listed)
+    unpack = set(re.findall(r"\(anonymous namespace\)::unpack_input\(([^)]*)\)",
+                            listed))
+    assert apply and set(apply) == {"_object*, _object*, _object*"}
+    assert unpack == {"_object*"}
+    text = PAGE.read_text()
+    excerpt = text[text.index("```cpp\nPyObject* THPFunction_apply("):]
+    excerpt = excerpt[:excerpt.index("\n```\n")]
+    line = next(line for line in excerpt.splitlines() if "unpack_input(" in line)
+    assert "fill_record_function_inputs" in line and "2.13: one argument" in line
+    assert "only `unpack_input(_object*)`" in " ".join(text.split())
+
+
+def test_thpfunction_apply_calls_unpack_input_before_making_its_record_function():
+    listed = symbols(PYTHON_LIBRARY)
+    address = re.search(
+        r"^([0-9a-f]+) t \(anonymous namespace\)::THPFunction_apply\(_object\*, "
+        r"_object\*, _object\*\)$", listed, flags=re.M)
+    assert address, "THPFunction_apply's address"
+    start = int(address.group(1), 16)
+    code = subprocess.run(
+        ["objdump", "-d", "-C", "--no-show-raw-insn",
+         f"--start-address={start:#x}", f"--stop-address={start + 0x200:#x}",
+         str(PYTHON_LIBRARY)], capture_output=True, text=True, check=True,
+        timeout=300).stdout
+    called = re.findall(r"call\s+\S+ <([^>]+)>", code)
+    peek = called.index("at::sequence_number::peek()@plt")
+    assert called[peek + 1] == "(anonymous namespace)::unpack_input(_object*)"
+    assert called[peek + 2].startswith("at::RecordFunction::RecordFunction(")

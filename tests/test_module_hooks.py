@@ -259,10 +259,50 @@ def no_input_needs_grad(lib):
 
 
 def test_no_input_needs_grad_calls_the_hook_at_the_outputs_and_warns():
-    _, log, said, _ = compare(no_input_needs_grad)
+    shown, log, said, _ = compare(no_input_needs_grad)
+    # Only the outputs' identity node: the inputs' one is not made.
+    assert [name for name, _, _ in shown].count("BackwardHookFunctionBackward") == 1
     assert [event[0] for event in log] == ["linear: pre-hook", "linear: hook"]
     assert log[1][1] == (None,)
     assert len(said) == 1 and "no inputs require gradients" in said[0][1]
+
+
+def keyword_tensor(lib, first_requires_grad):
+    """A tensor passed by keyword: never in grad_input, never through the identity."""
+    log = []
+
+    class Product(lib.nn.Module):
+        def forward(self, a, b=None):
+            return a * b
+
+    module = Product()
+    hook, pre_hook = recorder(log, "product")
+    module.register_full_backward_hook(hook)
+    module.register_full_backward_pre_hook(pre_hook)
+    a = leaf(lib, (3,), seed=8, requires_grad=first_requires_grad)
+    b = leaf(lib, (3,), seed=9)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = module(a, b=b)
+        y.sum().backward()
+    said = [(w.category.__name__, str(w.message)) for w in caught]
+    return graph(y), log, said, numbers(a.grad), numbers(b.grad)
+
+
+@pytest.mark.parametrize("first_requires_grad", [True, False])
+def test_a_keyword_tensor_has_no_place_in_grad_input(first_requires_grad):
+    shown, log, said, _, b_grad = compare(
+        lambda lib: keyword_tensor(lib, first_requires_grad))
+    names = [name for name, _, _ in shown]
+    (_, grad_output), (_, grad_input, _) = log
+    assert len(grad_output) == 1 and len(grad_input) == 1  # a's place only
+    assert b_grad is not None  # b still gets its gradient, past the hooks
+    if first_requires_grad:
+        assert names.count("BackwardHookFunctionBackward") == 2 and said == []
+        assert grad_input[0] is not None
+    else:  # b alone requires grad: no inputs' node, the hook fires at the outputs
+        assert names.count("BackwardHookFunctionBackward") == 1 and len(said) == 1
+        assert grad_input == (None,)
 
 
 def output_kinds(lib):

@@ -244,6 +244,9 @@ def _unsupported(name, kind):
 @pytest.mark.parametrize("name", NAMES)
 def test_outputs_are_wrapped_as_pytorch_wraps_them(name, kind, grad_mode,
                                                    action):
+    if action == "backward" and not hasattr(toygrad.autograd, "grad"):
+        pytest.skip("autograd.grad arrives in chapter 12 (this is an earlier "
+                    "chapter's snapshot)")
     if _unsupported(name, kind) and grad_mode:
         with pytest.raises(NotImplementedError, match="mark_dirty on a view"):
             call(toygrad, name, kind)

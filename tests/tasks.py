@@ -109,7 +109,7 @@ TASKS = [
     Task("15.2", "Adam's step", "toygrad/optim.py", "Adam.step", "ch15-adam"),
     Task("16.1", "the gradient-averaging hook",
          "toygrad/nn/parallel.py", "DistributedDataParallel._average_gradient",
-         "ch16-toygrad-ddp", depends=("4.1", "4.2", "5.1", "6.1", "10.1"),
+         "ch16-toygrad-ddp", depends=("4.1", "4.2", "5.1", "6.1", "6.2", "10.1"),
          needs_lines=(("4.1", 10),)),
 ]
 

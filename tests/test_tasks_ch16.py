@@ -34,7 +34,15 @@ def whole_batch_gradients(seed=0):
     return [steps, steps]
 
 
+def mean_of_the_ranks(seed=0):
+    """Each rank's gradient after the hook: the mean of the two."""
+    mean = (probes.drawn_gradients(seed)[0] + probes.drawn_gradients(seed)[1]) / 2
+    return [mean.tolist(), mean.tolist()]
+
+
 CHECKS = [
+    Check("task16_1", "the_hook_alone_leaves_every_process_the_mean",
+          probes.hook_alone, mean_of_the_ranks, close(atol=1e-15)),
     # the mean of two half-batch means is the whole batch's, up to the order of the sums
     Check("task16_1", "every_process_ends_with_the_whole_batch_gradient",
           probes.averaged_gradients, whole_batch_gradients, close(atol=1e-15)),

@@ -80,6 +80,7 @@ def steps_of(events):
     return cuts
 
 
+@pytest.mark.differential  # toygrad beside PyTorch
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_rank_has_pytorch_ddp_s_gradients_and_the_whole_batch_s(runs, seed):
     run = runs[seed]
@@ -99,6 +100,7 @@ def test_every_rank_has_pytorch_ddp_s_gradients_and_the_whole_batch_s(runs, seed
     assert np.abs(reference[0]["2.weight"]).max() > 1e-3
 
 
+@pytest.mark.differential  # toygrad beside PyTorch
 @pytest.mark.parametrize("seed", [0, 1])
 def test_toygrad_averages_in_the_order_pytorch_s_reducer_hands_buckets_over(runs, seed):
     theirs = steps_of(runs[seed]["torch"][0]["events"])
@@ -127,6 +129,7 @@ def messages(call):
     raise AssertionError("no error")
 
 
+@pytest.mark.differential  # toygrad beside PyTorch
 def test_without_a_group_both_refuse_with_pytorch_s_error():
     assert not torch.distributed.is_initialized() and not distributed.is_initialized()
     for theirs, ours in [
@@ -160,6 +163,7 @@ def refusals(rank):
     return found
 
 
+@pytest.mark.differential  # toygrad beside PyTorch
 def test_what_toygrad_refuses_it_names():
     found = messages(lambda: distributed.init_process_group("pipe"))[1]
     assert "only in the processes that toygrad.distributed.Workers runs" in found

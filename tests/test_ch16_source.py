@@ -53,6 +53,9 @@ LINES = {
     ("torch/csrc/autograd/engine.h", 218): ("std::shared_ptr<ReadyQueue> ready_queue(",
                                             "at::Device device);"),
     ("torch/csrc/autograd/engine.h", 86): ("struct ReadyQueue {", "mutable std::mutex mutex_;"),
+    ("torch/csrc/autograd/functions/accumulate_grad.h", 46): (
+        "variable_list apply(variable_list&& grads) override;",
+        "variable_list apply(variable_list&& grads) override;"),
     ("torch/csrc/autograd/functions/accumulate_grad.h", 61): (
         "tensor_post_acc_grad_hooks()", "}"),
     ("tools/autograd/gen_autograd_functions.py", 910): (
@@ -73,6 +76,8 @@ LINES = {
     ("torch/nn/parallel/distributed.py", 104): (
         "bucket_bytes_cap = int(effective_bucket_cap_mb * _MB_TO_BYTES)",
         "bucket_bytes_cap = int(effective_bucket_cap_mb * _MB_TO_BYTES)"),
+    ("torch/nn/parallel/distributed.py", 1434): (
+        "# Note: reverse list of buckets", "list(reversed(bucket_indices)),"),
     ("torch/nn/parallel/distributed.py", 1769): (
         "# Calling _rebuild_buckets before forward computation",
         "self._has_rebuilt_buckets = True"),
